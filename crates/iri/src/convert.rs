@@ -1,0 +1,349 @@
+//! IRI -> URI (3987bis 3.3-3.6) and URI -> IRI (3987bis 3.7).
+
+use crate::chars::{self, UNRESERVED};
+use crate::parse::{Component, IriRef, Parts};
+use crate::scheme::scheme_info;
+use encoding_rs::Encoding;
+
+/// How an `ireg-name` is mapped to a URI host (3987bis 3.4).
+///
+/// ```
+/// use linksieve_iri::{HostMapping, IriRef, ToUriOptions};
+/// let iri = IriRef::parse("http://résumé.example.org").unwrap();
+/// let opts = ToUriOptions { host: HostMapping::Punycode, ..Default::default() };
+/// assert_eq!(iri.to_uri(&opts).unwrap().as_str(), "http://xn--rsum-bpad.example.org");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HostMapping {
+    /// 3.4.1: percent-encode the UTF-8 of non-ASCII characters (the default, a SHOULD).
+    #[default]
+    Percent,
+    /// 3.4.2: convert with IDNA (UTS 46 ToASCII); a failure fails the whole mapping.
+    Punycode,
+}
+
+/// Options of [`IriRef::to_uri`].
+///
+/// ```
+/// let opts = linksieve_iri::ToUriOptions::default();
+/// assert!(opts.charset.is_none());
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ToUriOptions {
+    /// How to map the host.
+    pub host: HostMapping,
+    /// The document charset of 3.5: when it is not UCS-based, the query of an http or https IRI
+    /// is encoded in it before percent-encoding. Characters it cannot represent become HTML
+    /// numeric character references, as WHATWG's URL parser does.
+    pub charset: Option<&'static Encoding>,
+}
+
+/// Why an IRI could not be mapped to a URI.
+///
+/// ```
+/// use linksieve_iri::{HostMapping, IriRef, ToUriError, ToUriOptions};
+/// let iri = IriRef::parse("http://a%FFb/").unwrap();
+/// let opts = ToUriOptions { host: HostMapping::Punycode, ..Default::default() };
+/// assert!(matches!(iri.to_uri(&opts), Err(ToUriError::Idna { .. })));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ToUriError {
+    /// 3.4.2: the host could not be converted with IDNA, so the whole conversion fails.
+    #[error("host {host:?} cannot be converted to punycode (UTS 46 ToASCII failed)")]
+    Idna {
+        /// The host as written.
+        host: String,
+    },
+}
+
+impl<S: AsRef<str>> IriRef<S> {
+    /// Maps the IRI reference to a URI reference (3987bis 3.6): every character not allowed in
+    /// URIs is written as `%HH` of its UTF-8 with uppercase hex (3.3); existing percent-encodings
+    /// are left as they are, so the mapping is the identity on URIs and idempotent.
+    ///
+    /// ```
+    /// use linksieve_iri::IriRef;
+    /// let iri = IriRef::parse("http://www.example.org/red%09rosé#red").unwrap();
+    /// let uri = iri.to_uri(&Default::default()).unwrap();
+    /// assert_eq!(uri.as_str(), "http://www.example.org/red%09ros%C3%A9#red");
+    /// ```
+    pub fn to_uri(&self, opts: &ToUriOptions) -> Result<IriRef<String>, ToUriError> {
+        let parts = Parts::of(self);
+        let charset = opts
+            .charset
+            .map(Encoding::output_encoding)
+            .filter(|e| *e != encoding_rs::UTF_8)
+            .filter(|_| parts.scheme.is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https")));
+        let punycode = opts.host == HostMapping::Punycode;
+        parts.build(|out, c, text| {
+            let host_idna = punycode && c == Component::Host && !text.starts_with('[');
+            if text.is_ascii() && !(host_idna && text.contains('%')) {
+                out.push_str(text);
+                return Ok(());
+            }
+            match (c, charset) {
+                (Component::Host, _) if host_idna => host_to_ascii(out, text),
+                (Component::Query, Some(enc)) => {
+                    encode_query(out, text, enc);
+                    Ok(())
+                }
+                _ => {
+                    pct_encode_non_ascii(out, text);
+                    Ok(())
+                }
+            }
+        })
+    }
+
+    /// Converts a URI reference to an IRI reference (3987bis 3.7), decoding what can be decoded:
+    ///
+    /// 1-2. `%HH` is decoded, except `%`, reserved characters and ASCII not allowed in URIs;
+    /// 3. octets that are not part of strictly valid UTF-8 are re-encoded;
+    /// 4. characters not appropriate in the component stay encoded: not `ucschar` (or not
+    ///    `iprivate` in the query), bidi formatting characters (4.1), and the 5.1 / 6.3 groups
+    ///    (see [`crate::is_not_appropriate`]);
+    /// 5. the result is UTF-8;
+    /// 6. punycode labels of hosts of DNS schemes are converted with ToUnicode when the result
+    ///    is appropriate.
+    ///
+    /// Re-encoded octets use uppercase hex (3.7.1, third example); encodings left alone keep
+    /// their case. Non-ASCII characters already in the input are kept.
+    ///
+    /// ```
+    /// use linksieve_iri::IriRef;
+    /// let to_iri = |s| IriRef::parse(s).unwrap().to_iri().into_inner();
+    /// assert_eq!(to_iri("http://www.example.org/D%C3%BCrst"), "http://www.example.org/Dürst");
+    /// assert_eq!(to_iri("http://www.example.org/D%FCrst"), "http://www.example.org/D%FCrst");
+    /// assert_eq!(
+    ///     to_iri("http://xn--99zt52a.example.org/%e2%80%ae"),
+    ///     "http://納豆.example.org/%E2%80%AE"
+    /// );
+    /// ```
+    pub fn to_iri(&self) -> IriRef<String> {
+        let parts = Parts::of(self);
+        let dns = parts.scheme.and_then(scheme_info).is_some_and(|s| s.dns_host);
+        let built: Result<_, std::convert::Infallible> = parts.build(|out, c, text| {
+            if c == Component::Host && dns && !text.starts_with('[') {
+                host_to_unicode(out, text);
+            } else if c == Component::Port || !text.contains('%') {
+                out.push_str(text);
+            } else {
+                decode_component(out, text, c == Component::Query);
+            }
+            Ok(())
+        });
+        built.unwrap_or_else(|e| match e {})
+    }
+}
+
+/// 3.3: `%HH` of the UTF-8 of every non-ASCII character; ASCII is copied.
+fn pct_encode_non_ascii(out: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(p) = rest.bytes().position(|b| b >= 0x80) {
+        out.push_str(&rest[..p]);
+        let c = rest[p..].chars().next().unwrap_or('\0');
+        chars::push_pct_char(out, c);
+        rest = &rest[p + c.len_utf8()..];
+    }
+    out.push_str(rest);
+}
+
+/// 3.5: the query in a legacy document charset. Runs of non-ASCII characters are encoded with
+/// `enc` (unmappable characters as `&#N;`, as WHATWG does), and every resulting byte that is not
+/// an ASCII URI character, or is the `#` of a character reference, is percent-encoded.
+fn encode_query(out: &mut String, text: &str, enc: &'static Encoding) {
+    let mut rest = text;
+    while let Some(p) = rest.bytes().position(|b| b >= 0x80) {
+        out.push_str(&rest[..p]);
+        let run_len = rest[p..].bytes().position(|b| b < 0x80).unwrap_or(rest.len() - p);
+        let (bytes, _, _) = enc.encode(&rest[p..p + run_len]);
+        for &b in bytes.iter() {
+            if b >= 0x80 || b == b'#' || !chars::is_uri_char(b) {
+                chars::push_pct(out, &[b]);
+            } else {
+                out.push(b as char);
+            }
+        }
+        rest = &rest[p + run_len..];
+    }
+    out.push_str(rest);
+}
+
+/// 3.4.2: IDNA ToASCII (UTS 46, STD3 rules, as RFC 5891 lookup does) of a host that has
+/// non-ASCII characters. Percent-encoded octets are decoded first (they must be UTF-8).
+fn host_to_ascii(out: &mut String, host: &str) -> Result<(), ToUriError> {
+    let fail = || ToUriError::Idna { host: host.to_owned() };
+    let decoded = pct_decode_utf8(host).ok_or_else(fail)?;
+    let ascii = idna::uts46::Uts46::new()
+        .to_ascii(
+            decoded.as_bytes(),
+            idna::uts46::AsciiDenyList::STD3,
+            idna::uts46::Hyphens::CheckFirstLast,
+            idna::uts46::DnsLength::Ignore,
+        )
+        .map_err(|_| fail())?;
+    out.push_str(&ascii);
+    Ok(())
+}
+
+/// Decodes every `%HH`; `None` when the octets are not UTF-8.
+fn pct_decode_utf8(s: &str) -> Option<std::borrow::Cow<'_, str>> {
+    if !s.contains('%') {
+        return Some(s.into());
+    }
+    let b = s.as_bytes();
+    let mut bytes = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if let Some(v) = chars::pct_at(b, i) {
+            bytes.push(v);
+            i += 3;
+        } else {
+            bytes.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(bytes).ok().map(Into::into)
+}
+
+/// 3.7 step 6: ToUnicode for each `xn--` label whose Unicode form is valid and appropriate;
+/// other labels get the percent-decoding of steps 1-5.
+fn host_to_unicode(out: &mut String, host: &str) {
+    for (i, label) in host.split('.').enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        if label.len() > 4 && label[..4].eq_ignore_ascii_case("xn--") {
+            let (uni, res) = idna::domain_to_unicode(label);
+            if res.is_ok() && uni.chars().all(|c| c.is_ascii() || (chars::is_ucschar(c) && !chars::is_not_appropriate(c))) {
+                out.push_str(&uni);
+                continue;
+            }
+        }
+        decode_component(out, label, false);
+    }
+}
+
+/// 3.7 steps 1-5 on one component.
+pub(crate) fn decode_component(out: &mut String, text: &str, query: bool) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut copied = 0;
+    let mut run: Vec<u8> = Vec::new();
+    while i < b.len() {
+        let Some(v) = chars::pct_at(b, i) else {
+            i += 1;
+            continue;
+        };
+        out.push_str(&text[copied..i]);
+        if v < 0x80 {
+            // Step 2: decode only unreserved ASCII; keep "%", reserved and disallowed ASCII.
+            if chars::is(v, UNRESERVED) {
+                out.push(v as char);
+            } else {
+                out.push_str(&text[i..i + 3]);
+            }
+            i += 3;
+        } else {
+            run.clear();
+            while let Some(v) = chars::pct_at(b, i).filter(|v| *v >= 0x80) {
+                run.push(v);
+                i += 3;
+            }
+            decode_run(out, &run, query);
+        }
+        copied = i;
+    }
+    out.push_str(&text[copied..]);
+}
+
+/// Steps 3-5 for a run of decoded non-ASCII octets.
+fn decode_run(out: &mut String, mut run: &[u8], query: bool) {
+    while !run.is_empty() {
+        let (valid, bad) = match std::str::from_utf8(run) {
+            Ok(s) => (s, 0),
+            Err(e) => {
+                let (v, rest) = run.split_at(e.valid_up_to());
+                // SAFETY-free: `v` is valid UTF-8 by `valid_up_to`.
+                let s = std::str::from_utf8(v).unwrap_or_default();
+                (s, e.error_len().unwrap_or(rest.len()))
+            }
+        };
+        for c in valid.chars() {
+            let ok = (chars::is_ucschar(c) || (query && chars::is_iprivate(c))) && !chars::is_not_appropriate_in(c, query);
+            if ok {
+                out.push(c);
+            } else {
+                chars::push_pct_char(out, c);
+            }
+        }
+        let consumed = valid.len();
+        chars::push_pct(out, &run[consumed..consumed + bad]);
+        run = &run[consumed + bad..];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn to_uri(s: &str) -> String {
+        IriRef::parse(s).unwrap().to_uri(&ToUriOptions::default()).unwrap().into_inner()
+    }
+
+    fn puny(s: &str) -> Result<String, ToUriError> {
+        let opts = ToUriOptions { host: HostMapping::Punycode, ..Default::default() };
+        IriRef::parse(s).unwrap().to_uri(&opts).map(IriRef::into_inner)
+    }
+
+    fn to_iri(s: &str) -> String {
+        IriRef::parse(s).unwrap().to_iri().into_inner()
+    }
+
+    #[test]
+    fn seeds_3_4() {
+        assert_eq!(to_uri("http://résumé.example.org"), "http://r%C3%A9sum%C3%A9.example.org");
+        assert_eq!(puny("http://résumé.example.org").unwrap(), "http://xn--rsum-bpad.example.org");
+        assert_eq!(puny("http://r%C3%A9sum%C3%A9.example.org/").unwrap(), "http://xn--rsum-bpad.example.org/");
+        assert_eq!(
+            to_uri("http://validator.w3.org/check?uri=http%3A%2F%2Frésumé.example.org"),
+            "http://validator.w3.org/check?uri=http%3A%2F%2Fr%C3%A9sum%C3%A9.example.org"
+        );
+        // RFC 3987 3.1: the Old Italic example.
+        assert_eq!(
+            to_uri("http://example.com/\u{10300}\u{10301}\u{10302}"),
+            "http://example.com/%F0%90%8C%80%F0%90%8C%81%F0%90%8C%82"
+        );
+        assert!(puny("http://a_b.é/").is_err());
+    }
+
+    #[test]
+    fn seeds_3_7_1() {
+        assert_eq!(to_iri("http://www.example.org/D%C3%BCrst"), "http://www.example.org/Dürst");
+        assert_eq!(to_iri("http://www.example.org/D%FCrst"), "http://www.example.org/D%FCrst");
+        assert_eq!(to_iri("http://xn--99zt52a.example.org/%e2%80%ae"), "http://納豆.example.org/%E2%80%AE");
+        assert_eq!(to_iri("http://www.example.org/r%E9sum%E9.xml#r%C3%A9sum%C3%A9"), "http://www.example.org/r%E9sum%E9.xml#résumé");
+    }
+
+    #[test]
+    fn to_iri_keeps_what_it_must() {
+        assert_eq!(to_iri("s:%25%2F%2f%20%3C%41%7e"), "s:%25%2F%2f%20%3CA~");
+        assert_eq!(to_iri("s:a%C3"), "s:a%C3");
+        assert_eq!(to_iri("s:%C3%A9%C3"), "s:é%C3");
+        assert_eq!(to_iri("s:%EE%80%80?%EE%80%80"), "s:%EE%80%80?\u{E000}");
+        assert_eq!(to_iri("s:%E2%80%8F%E3%80%80"), "s:%E2%80%8F%E3%80%80");
+        assert_eq!(to_iri("s:%ED%A0%80"), "s:%ED%A0%80");
+        assert_eq!(to_iri("urn:xn--99zt52a"), "urn:xn--99zt52a");
+    }
+
+    #[test]
+    fn query_charset() {
+        let opts = ToUriOptions { charset: Some(encoding_rs::EUC_KR), ..Default::default() };
+        let r = IriRef::parse("http://h/†?†").unwrap().to_uri(&opts).unwrap();
+        assert_eq!(r.as_str(), "http://h/%E2%80%A0?%A2%D3");
+        let opts = ToUriOptions { charset: Some(encoding_rs::BIG5), ..Default::default() };
+        assert_eq!(IriRef::parse("https://h/?†").unwrap().to_uri(&opts).unwrap().as_str(), "https://h/?&%238224;");
+        let r = IriRef::parse("ftp://h/?†").unwrap().to_uri(&opts).unwrap();
+        assert_eq!(r.as_str(), "ftp://h/?%E2%80%A0");
+    }
+}

@@ -1,0 +1,37 @@
+//! The IRI model of linksieve.
+//!
+//! One parse, shared by every later step: [`IriRef`] holds the text of an IRI reference and the
+//! offsets of its components (3987bis 2.2). On top of it:
+//!
+//! - input modes ([`InputMode`]): strict, LEIRI (3987bis 6.1) and Web Address (6.2, WHATWG);
+//! - reference resolution ([`IriRef::resolve`], RFC 3986 5.2, 3987bis 5.5);
+//! - IRI -> URI ([`IriRef::to_uri`], 3987bis 3.3-3.6) and URI -> IRI ([`IriRef::to_iri`], 3.7);
+//! - checks ([`check`]: 3987bis 4.1, 4.2, 5.1, 6.3).
+//!
+//! ```
+//! use linksieve_iri::IriRef;
+//! let base = IriRef::parse("http://例え.jp/a/b").unwrap();
+//! let r = base.resolve(&IriRef::parse("../résumé").unwrap()).unwrap();
+//! assert_eq!(r.as_str(), "http://例え.jp/résumé");
+//! let uri = r.to_uri(&Default::default()).unwrap();
+//! assert_eq!(uri.as_str(), "http://%E4%BE%8B%E3%81%88.jp/r%C3%A9sum%C3%A9");
+//! assert_eq!(uri.to_iri().as_str(), "http://例え.jp/résumé");
+//! ```
+
+mod chars;
+mod check;
+mod convert;
+mod input;
+mod parse;
+mod resolve;
+mod scheme;
+
+pub use chars::{is_bidi_formatting, is_iprivate, is_not_appropriate, is_not_appropriate_in, is_ucschar};
+pub use check::{Diagnostic, DiagnosticCode, Severity, check};
+pub use convert::{HostMapping, ToUriError, ToUriOptions};
+pub use input::{InputError, InputMode, leiri_to_iri, parse_input, parse_web, web_to_iri};
+pub use parse::{
+    Component, Grammar, HostKind, IriRef, ParseError, ParseErrorKind, Parts, Spans, parse_ipv4, parse_ipv6, validate,
+};
+pub use resolve::{ResolveError, remove_dot_segments};
+pub use scheme::{SchemeInfo, scheme_info, scheme_table};
