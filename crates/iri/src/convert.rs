@@ -2,6 +2,7 @@
 
 use crate::chars::{self, UNRESERVED};
 use crate::parse::{Component, IriRef, Parts};
+use crate::host::{IdnaProfile, domain_to_ascii};
 use crate::scheme::scheme_info;
 use encoding_rs::Encoding;
 
@@ -149,19 +150,35 @@ fn pct_encode_non_ascii(out: &mut String, text: &str) {
 }
 
 /// 3.5: the query in a legacy document charset. Runs of non-ASCII characters are encoded with
-/// `enc` (unmappable characters as `&#N;`, as WHATWG does), and every resulting byte that is not
-/// an ASCII URI character, or is the `#` of a character reference, is percent-encoded.
+/// `enc`; each resulting byte that is not an ASCII URI character is percent-encoded, and a
+/// character `enc` cannot represent becomes `%26%23N%3B` (its HTML character reference,
+/// percent-encoded, as the WHATWG URL Standard's "percent-encode after encoding" does).
 fn encode_query(out: &mut String, text: &str, enc: &'static Encoding) {
     let mut rest = text;
+    let mut buf = [0u8; 64];
     while let Some(p) = rest.bytes().position(|b| b >= 0x80) {
         out.push_str(&rest[..p]);
         let run_len = rest[p..].bytes().position(|b| b < 0x80).unwrap_or(rest.len() - p);
-        let (bytes, _, _) = enc.encode(&rest[p..p + run_len]);
-        for &b in bytes.iter() {
-            if b >= 0x80 || b == b'#' || !chars::is_uri_char(b) {
-                chars::push_pct(out, &[b]);
-            } else {
-                out.push(b as char);
+        let mut src = &rest[p..p + run_len];
+        let mut encoder = enc.new_encoder();
+        loop {
+            let (res, read, written) = encoder.encode_from_utf8_without_replacement(src, &mut buf, true);
+            for &b in &buf[..written] {
+                if b < 0x80 && chars::is_uri_char(b) {
+                    out.push(b as char);
+                } else {
+                    chars::push_pct(out, &[b]);
+                }
+            }
+            src = &src[read..];
+            match res {
+                encoding_rs::EncoderResult::InputEmpty => break,
+                encoding_rs::EncoderResult::OutputFull => {}
+                encoding_rs::EncoderResult::Unmappable(c) => {
+                    out.push_str("%26%23");
+                    out.push_str(&(c as u32).to_string());
+                    out.push_str("%3B");
+                }
             }
         }
         rest = &rest[p + run_len..];
@@ -169,20 +186,12 @@ fn encode_query(out: &mut String, text: &str, enc: &'static Encoding) {
     out.push_str(rest);
 }
 
-/// 3.4.2: IDNA ToASCII (UTS 46, STD3 rules, as RFC 5891 lookup does) of a host that has
-/// non-ASCII characters. Percent-encoded octets are decoded first (they must be UTF-8).
+/// 3.4.2: IDNA ToASCII ([`IdnaProfile::Lookup`]) of a host that has non-ASCII characters or
+/// percent-encodings; the octets must be UTF-8.
 fn host_to_ascii(out: &mut String, host: &str) -> Result<(), ToUriError> {
     let fail = || ToUriError::Idna { host: host.to_owned() };
     let decoded = pct_decode_utf8(host).ok_or_else(fail)?;
-    let ascii = idna::uts46::Uts46::new()
-        .to_ascii(
-            decoded.as_bytes(),
-            idna::uts46::AsciiDenyList::STD3,
-            idna::uts46::Hyphens::CheckFirstLast,
-            idna::uts46::DnsLength::Ignore,
-        )
-        .map_err(|_| fail())?;
-    out.push_str(&ascii);
+    out.push_str(&domain_to_ascii(&decoded, IdnaProfile::Lookup).map_err(|_| fail())?);
     Ok(())
 }
 
@@ -342,7 +351,7 @@ mod tests {
         let r = IriRef::parse("http://h/†?†").unwrap().to_uri(&opts).unwrap();
         assert_eq!(r.as_str(), "http://h/%E2%80%A0?%A2%D3");
         let opts = ToUriOptions { charset: Some(encoding_rs::BIG5), ..Default::default() };
-        assert_eq!(IriRef::parse("https://h/?†").unwrap().to_uri(&opts).unwrap().as_str(), "https://h/?&%238224;");
+        assert_eq!(IriRef::parse("https://h/?†").unwrap().to_uri(&opts).unwrap().as_str(), "https://h/?%26%238224%3B");
         let r = IriRef::parse("ftp://h/?†").unwrap().to_uri(&opts).unwrap();
         assert_eq!(r.as_str(), "ftp://h/?%E2%80%A0");
     }

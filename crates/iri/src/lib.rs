@@ -21,6 +21,7 @@
 mod chars;
 mod check;
 mod convert;
+mod host;
 mod input;
 mod parse;
 mod resolve;
@@ -29,9 +30,10 @@ mod scheme;
 pub use chars::{is_bidi_formatting, is_iprivate, is_not_appropriate, is_not_appropriate_in, is_ucschar};
 pub use check::{Diagnostic, DiagnosticCode, Severity, check};
 pub use convert::{HostMapping, ToUriError, ToUriOptions};
+pub use host::{IdnaError, IdnaProfile, domain_to_ascii};
 pub use input::{InputError, InputMode, leiri_to_iri, parse_input, parse_web, web_to_iri};
 pub use parse::{
     Component, Grammar, HostKind, IriRef, ParseError, ParseErrorKind, Parts, Spans, parse_ipv4, parse_ipv6, validate,
 };
-pub use resolve::{ResolveError, remove_dot_segments};
+pub use resolve::{ResolveError, Strictness, remove_dot_segments};
 pub use scheme::{SchemeInfo, scheme_info, scheme_table};

@@ -23,6 +23,10 @@ impl<S: AsRef<str>> IriRef<S> {
     /// Resolves `reference` against `self` as the base (RFC 3986 5.2.2, strict: a reference with
     /// a scheme is never treated as relative). The base's fragment is ignored (5.2.1).
     ///
+    /// Where 5.2.2 copies the base path (an empty reference, `?q`, `#f`), it is copied as it is,
+    /// dot segments included, as the RFC says (iri-string and fluent-uri agree; oxiri removes
+    /// them). The syntax rung of the comparison ladder removes them.
+    ///
     /// ```
     /// use linksieve_iri::IriRef;
     /// let base = IriRef::parse("http://a/b/c/d;p?q").unwrap();
@@ -31,11 +35,33 @@ impl<S: AsRef<str>> IriRef<S> {
     /// assert_eq!(t.path(), "/b/g");
     /// ```
     pub fn resolve<T: AsRef<str>>(&self, reference: &IriRef<T>) -> Result<IriRef<String>, ResolveError> {
+        self.resolve_with(reference, Strictness::Strict)
+    }
+
+    /// [`IriRef::resolve`] with the choice of 5.2.2: a [`Strictness::NonStrict`] resolver ignores
+    /// a reference's scheme when it equals the base's, for backward compatibility (5.4.2,
+    /// `http:g` -> `http://a/b/c/g`).
+    ///
+    /// ```
+    /// use linksieve_iri::{IriRef, Strictness};
+    /// let base = IriRef::parse("http://a/b/c/d;p?q").unwrap();
+    /// let r = IriRef::parse("http:g").unwrap();
+    /// assert_eq!(base.resolve_with(&r, Strictness::Strict).unwrap().as_str(), "http:g");
+    /// assert_eq!(base.resolve_with(&r, Strictness::NonStrict).unwrap().as_str(), "http://a/b/c/g");
+    /// ```
+    pub fn resolve_with<T: AsRef<str>>(
+        &self,
+        reference: &IriRef<T>,
+        strictness: Strictness,
+    ) -> Result<IriRef<String>, ResolveError> {
         let base = Parts::of(self);
-        if base.scheme.is_none() {
+        let Some(base_scheme) = base.scheme else {
             return Err(ResolveError::RelativeBase);
+        };
+        let mut r = Parts::of(reference);
+        if strictness == Strictness::NonStrict && r.scheme.is_some_and(|s| s.eq_ignore_ascii_case(base_scheme)) {
+            r.scheme = None;
         }
-        let r = Parts::of(reference);
         // 5.2.2: take each component from the reference or the base.
         let mut t = r;
         let mut merged = None;
@@ -70,6 +96,20 @@ impl<S: AsRef<str>> IriRef<S> {
         });
         Ok(built.unwrap_or_else(|e| match e {}))
     }
+}
+
+/// Strict or non-strict resolution (RFC 3986 5.2.2).
+///
+/// ```
+/// assert_eq!(linksieve_iri::Strictness::default(), linksieve_iri::Strictness::Strict);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Strictness {
+    /// A reference with a scheme is absolute (the RFC's recommendation).
+    #[default]
+    Strict,
+    /// A reference whose scheme equals the base's is resolved as if it had none.
+    NonStrict,
 }
 
 /// 0: not a dot segment; 1: `.`; 2: `..`. `%2E` counts as a dot: it is equivalent to `.`
@@ -213,6 +253,7 @@ mod tests {
         assert_eq!(res("s://a/b/c/d", "%2E%2E/%2e/g"), "s://a/b/g");
         assert_eq!(res("s:", "a%2Eb/g"), "s:a%2Eb/g");
         assert_eq!(res("http://a/b#f", ""), "http://a/b");
+        assert_eq!(res("http://a/b/./c/../d?q", "#f"), "http://a/b/./c/../d?q#f");
     }
 
     #[test]
