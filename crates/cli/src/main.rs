@@ -1,1 +1,56 @@
-fn main(){}
+//! `linksieve`: find every IRI in text of any encoding, reduce each to a canonical key, write
+//! each key once. This binary only parses arguments and prints; the work is in the library
+//! crates.
+
+mod iri_cmds;
+mod lines;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Find, normalize and deduplicate IRIs (RFC 3986 / RFC 3987 / draft-ietf-iri-3987bis).
+#[derive(Parser, Debug)]
+#[command(name = "linksieve", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parse IRI references and print their components (3987bis 2.2)
+    Parse(iri_cmds::ParseArgs),
+    /// Resolve references against a base (RFC 3986 5.2)
+    Resolve(iri_cmds::ResolveArgs),
+    /// Map IRIs to URIs (3987bis 3.3-3.6)
+    ToUri(iri_cmds::ToUriArgs),
+    /// Convert URIs to IRIs (3987bis 3.7)
+    ToIri(iri_cmds::PlainArgs),
+    /// Check bidi rules and characters not appropriate in IRIs (3987bis 4.1, 4.2, 5.1, 6.3)
+    Check(iri_cmds::PlainArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Parse(a) => iri_cmds::parse(a),
+        Command::Resolve(a) => iri_cmds::resolve(a),
+        Command::ToUri(a) => iri_cmds::to_uri(a),
+        Command::ToIri(a) => iri_cmds::to_iri(a),
+        Command::Check(a) => iri_cmds::check(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("linksieve: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A closed stdout (`| head`) ends the program quietly.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}

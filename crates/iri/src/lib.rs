@@ -23,6 +23,7 @@ mod check;
 mod convert;
 mod host;
 mod input;
+mod ops;
 mod parse;
 mod resolve;
 mod scheme;
@@ -32,6 +33,7 @@ pub use check::{Diagnostic, DiagnosticCode, Severity, check};
 pub use convert::{HostMapping, ToUriError, ToUriOptions};
 pub use host::{IdnaError, IdnaProfile, domain_to_ascii};
 pub use input::{InputError, InputMode, leiri_to_iri, parse_input, parse_web, web_to_iri};
+pub use ops::{IriError, check_str, has_errors, parse_str, resolve_str, to_iri_str, to_uri_str};
 pub use parse::{
     Component, Grammar, HostKind, IriRef, ParseError, ParseErrorKind, Parts, Spans, parse_ipv4, parse_ipv6, validate,
 };
