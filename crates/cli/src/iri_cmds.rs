@@ -91,25 +91,42 @@ fn describe(r: &IriRef<String>) -> Reply {
         .filter_map(|(k, v)| v.map(|v| format!("{k}={v}")))
         .collect::<Vec<_>>()
         .join("\t");
-    let json = serde_json::Value::Object(fields.iter().map(|(k, v)| ((*k).to_owned(), json!(v))).collect());
-    Reply { text, json, rejected: false }
+    let json = serde_json::Value::Object(
+        fields
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), json!(v)))
+            .collect(),
+    );
+    Reply {
+        text,
+        json,
+        rejected: false,
+    }
 }
 
 /// Runs `linksieve parse`.
 pub fn parse(a: &ParseArgs) -> Result<ExitCode> {
     let mode = a.lines.input.into();
-    lines::run(&a.items, &a.lines, |s| linksieve_iri::parse_str(s, mode).map(|r| describe(&r)))
+    lines::run(&a.items, &a.lines, |s| {
+        linksieve_iri::parse_str(s, mode).map(|r| describe(&r))
+    })
 }
 
 /// Runs `linksieve resolve`.
 pub fn resolve(a: &ResolveArgs) -> Result<ExitCode> {
     let mode = a.lines.input.into();
-    let strictness = if a.non_strict { Strictness::NonStrict } else { Strictness::Strict };
+    let strictness = if a.non_strict {
+        Strictness::NonStrict
+    } else {
+        Strictness::Strict
+    };
     // A bad base is a usage error, reported once.
     if let Err(e) = linksieve_iri::resolve_str(&a.base, "", mode, strictness) {
         bail!("--base {:?}: {e}", a.base);
     }
-    lines::run(&a.items, &a.lines, |s| linksieve_iri::resolve_str(&a.base, s, mode, strictness).map(Reply::text))
+    lines::run(&a.items, &a.lines, |s| {
+        linksieve_iri::resolve_str(&a.base, s, mode, strictness).map(Reply::text)
+    })
 }
 
 /// Runs `linksieve to-uri`.
@@ -127,13 +144,17 @@ pub fn to_uri(a: &ToUriArgs) -> Result<ExitCode> {
     };
     let opts = ToUriOptions { host, charset };
     let mode = a.lines.input.into();
-    lines::run(&a.items, &a.lines, |s| linksieve_iri::to_uri_str(s, mode, &opts).map(Reply::text))
+    lines::run(&a.items, &a.lines, |s| {
+        linksieve_iri::to_uri_str(s, mode, &opts).map(Reply::text)
+    })
 }
 
 /// Runs `linksieve to-iri`.
 pub fn to_iri(a: &PlainArgs) -> Result<ExitCode> {
     let mode = a.lines.input.into();
-    lines::run(&a.items, &a.lines, |s| linksieve_iri::to_iri_str(s, mode).map(Reply::text))
+    lines::run(&a.items, &a.lines, |s| {
+        linksieve_iri::to_iri_str(s, mode).map(Reply::text)
+    })
 }
 
 /// Runs `linksieve check`: `ok`, or the diagnostics; an item with an error counts as rejected.
@@ -144,7 +165,11 @@ pub fn check(a: &PlainArgs) -> Result<ExitCode> {
         let text = if diags.is_empty() {
             "ok".to_owned()
         } else {
-            diags.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+            diags
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
         };
         let list: Vec<_> = diags
             .iter()
@@ -161,6 +186,10 @@ pub fn check(a: &PlainArgs) -> Result<ExitCode> {
             })
             .collect();
         let rejected = linksieve_iri::has_errors(&diags);
-        Ok::<_, linksieve_iri::IriError>(Reply { text, json: json!({"valid": !rejected, "diagnostics": list}), rejected })
+        Ok::<_, linksieve_iri::IriError>(Reply {
+            text,
+            json: json!({"valid": !rejected, "diagnostics": list}),
+            rejected,
+        })
     })
 }

@@ -70,12 +70,20 @@ pub struct Reply {
 impl Reply {
     /// A plain string result.
     pub fn text(s: String) -> Self {
-        Reply { json: Value::String(s.clone()), text: s, rejected: false }
+        Reply {
+            json: Value::String(s.clone()),
+            text: s,
+            rejected: false,
+        }
     }
 }
 
 /// Runs `op` over every item and prints the results; returns the exit status.
-pub fn run<E: Display>(items: &[String], args: &LineArgs, op: impl Fn(&str) -> Result<Reply, E>) -> Result<ExitCode> {
+pub fn run<E: Display>(
+    items: &[String],
+    args: &LineArgs,
+    op: impl Fn(&str) -> Result<Reply, E>,
+) -> Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut n = 0usize;
@@ -86,7 +94,13 @@ pub fn run<E: Display>(items: &[String], args: &LineArgs, op: impl Fn(&str) -> R
             Ok(s) => (s, op(s).map_err(|e| e.to_string())),
             Err(e) => ("", Err(e)),
         };
-        if !matches!(result, Ok(Reply { rejected: false, .. })) {
+        if !matches!(
+            result,
+            Ok(Reply {
+                rejected: false,
+                ..
+            })
+        ) {
             rejected += 1;
         }
         match (args.format, result) {
@@ -95,7 +109,9 @@ pub fn run<E: Display>(items: &[String], args: &LineArgs, op: impl Fn(&str) -> R
                 out.flush()?;
                 eprintln!("line {n}: {e}");
             }
-            (Format::Jsonl, Ok(r)) => writeln!(out, "{}", json!({"input": input, "output": r.json}))?,
+            (Format::Jsonl, Ok(r)) => {
+                writeln!(out, "{}", json!({"input": input, "output": r.json}))?
+            }
             (Format::Jsonl, Err(e)) => writeln!(out, "{}", json!({"input": input, "error": e}))?,
         }
         Ok(())
@@ -112,18 +128,26 @@ pub fn run<E: Display>(items: &[String], args: &LineArgs, op: impl Fn(&str) -> R
         let reader: Box<dyn BufRead> = if path.as_os_str() == "-" {
             Box::new(std::io::stdin().lock())
         } else {
-            let f = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+            let f = std::fs::File::open(path)
+                .with_context(|| format!("cannot open {}", path.display()))?;
             Box::new(std::io::BufReader::with_capacity(1 << 16, f))
         };
         for_each_line(reader, |line| each(line, &mut out))?;
     }
     out.flush()?;
-    Ok(if rejected > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if rejected > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Calls `f` with each line of `reader` (without `\n` / `\r\n`, and without a UTF-8 BOM at the
 /// start), or with an error text for a line that is not UTF-8.
-fn for_each_line(mut reader: impl BufRead, mut f: impl FnMut(Result<&str, String>) -> Result<()>) -> Result<()> {
+fn for_each_line(
+    mut reader: impl BufRead,
+    mut f: impl FnMut(Result<&str, String>) -> Result<()>,
+) -> Result<()> {
     let mut buf = Vec::new();
     let mut first = true;
     loop {

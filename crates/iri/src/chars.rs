@@ -32,7 +32,10 @@ const fn build() -> [u8; 128] {
         if c.is_ascii_alphanumeric() || c == b'-' || c == b'.' || c == b'_' || c == b'~' {
             v |= UNRESERVED;
         }
-        if matches!(c, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=') {
+        if matches!(
+            c,
+            b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
+        ) {
             v |= SUB_DELIM;
         }
         if c == b':' || c == b'@' {
@@ -78,7 +81,9 @@ pub fn is_ucschar(c: char) -> bool {
     (0xA0..=0xD7FF).contains(&c)
         || (0xF900..=0xFDCF).contains(&c)
         || (0xFDF0..=0xFFEF).contains(&c)
-        || (c >= 0x10000 && c <= 0xEFFFD && (c & 0xFFFE) != 0xFFFE && !(0xE0000..=0xE0FFF).contains(&c))
+        || ((0x10000..=0xEFFFD).contains(&c)
+            && (c & 0xFFFE) != 0xFFFE
+            && !(0xE0000..=0xE0FFF).contains(&c))
 }
 
 /// `iprivate` (3987bis 2.2, with the tag range U+E0000-E0FFF that 3987bis added).
@@ -127,7 +132,11 @@ pub fn is_not_appropriate(c: char) -> bool {
 /// ```
 #[inline]
 pub fn is_not_appropriate_in(c: char, query: bool) -> bool {
-    if query && is_iprivate(c) { (c as u32 & 0xFFFE) == 0xFFFE } else { is_not_appropriate(c) }
+    if query && is_iprivate(c) {
+        (c as u32 & 0xFFFE) == 0xFFFE
+    } else {
+        is_not_appropriate(c)
+    }
 }
 
 /// Value of a hex digit, or `None`.

@@ -100,8 +100,12 @@ impl fmt::Display for Diagnostic {
         };
         let what = match self.code {
             DiagnosticCode::BidiFormatting => "bidi formatting character",
-            DiagnosticCode::MixedDirection => "component mixes right-to-left and left-to-right characters",
-            DiagnosticCode::RtlBoundary => "right-to-left component does not start and end with right-to-left characters",
+            DiagnosticCode::MixedDirection => {
+                "component mixes right-to-left and left-to-right characters"
+            }
+            DiagnosticCode::RtlBoundary => {
+                "right-to-left component does not start and end with right-to-left characters"
+            }
             DiagnosticCode::NotAppropriate => "character not appropriate in IRIs",
             DiagnosticCode::LookAlike => "look-alike character",
         };
@@ -109,7 +113,13 @@ impl fmt::Display for Diagnostic {
         if let Some(c) = self.ch {
             write!(f, " U+{:04X}", c as u32)?;
         }
-        write!(f, " in {} at byte {} (3987bis {})", self.component, self.offset, self.code.section())
+        write!(
+            f,
+            " in {} at byte {} (3987bis {})",
+            self.component,
+            self.offset,
+            self.code.section()
+        )
     }
 }
 
@@ -139,9 +149,23 @@ pub fn check<S: AsRef<str>>(iri: &IriRef<S>) -> Vec<Diagnostic> {
     if let Some(h) = sp.host() {
         split_into(&mut pieces, text, Component::Host, h.start, h.end, b".");
     }
-    split_into(&mut pieces, text, Component::Path, sp.path_start, sp.path_end, b"/");
+    split_into(
+        &mut pieces,
+        text,
+        Component::Path,
+        sp.path_start,
+        sp.path_end,
+        b"/",
+    );
     if iri.query().is_some() {
-        split_into(&mut pieces, text, Component::Query, sp.path_end + 1, sp.query_end, b"&=");
+        split_into(
+            &mut pieces,
+            text,
+            Component::Query,
+            sp.path_end + 1,
+            sp.query_end,
+            b"&=",
+        );
     }
     if iri.fragment().is_some() {
         pieces.push((Component::Fragment, sp.query_end + 1, text.len()));
@@ -153,7 +177,14 @@ pub fn check<S: AsRef<str>>(iri: &IriRef<S>) -> Vec<Diagnostic> {
     out
 }
 
-fn split_into(pieces: &mut Vec<(Component, usize, usize)>, text: &str, c: Component, start: usize, end: usize, seps: &[u8]) {
+fn split_into(
+    pieces: &mut Vec<(Component, usize, usize)>,
+    text: &str,
+    c: Component,
+    start: usize,
+    end: usize,
+    seps: &[u8],
+) {
     let mut s = start;
     for (i, b) in text.as_bytes()[start..end].iter().enumerate() {
         if seps.contains(b) {
@@ -168,7 +199,13 @@ fn check_piece(out: &mut Vec<Diagnostic>, component: Component, start: usize, pi
     if piece.is_ascii() {
         return;
     }
-    let diag = |severity, code, offset, ch| Diagnostic { severity, code, component, offset, ch };
+    let diag = |severity, code, offset, ch| Diagnostic {
+        severity,
+        code,
+        component,
+        offset,
+        ch,
+    };
     let (mut rtl, mut ltr) = (false, false);
     for (i, c) in piece.char_indices() {
         if c.is_ascii() {
@@ -177,12 +214,27 @@ fn check_piece(out: &mut Vec<Diagnostic>, component: Component, start: usize, pi
         }
         if chars::is_bidi_formatting(c) {
             // Formatting characters are not letters: they do not count for 4.2.
-            out.push(diag(Severity::Error, DiagnosticCode::BidiFormatting, start + i, Some(c)));
+            out.push(diag(
+                Severity::Error,
+                DiagnosticCode::BidiFormatting,
+                start + i,
+                Some(c),
+            ));
             continue;
         } else if chars::is_not_appropriate(c) {
-            out.push(diag(Severity::Warning, DiagnosticCode::NotAppropriate, start + i, Some(c)));
+            out.push(diag(
+                Severity::Warning,
+                DiagnosticCode::NotAppropriate,
+                start + i,
+                Some(c),
+            ));
         } else if matches!(c, '\u{FF01}'..='\u{FF5E}' | '\u{FF61}'..='\u{FF9F}') {
-            out.push(diag(Severity::Warning, DiagnosticCode::LookAlike, start + i, Some(c)));
+            out.push(diag(
+                Severity::Warning,
+                DiagnosticCode::LookAlike,
+                start + i,
+                Some(c),
+            ));
         }
         match bidi_class(c) {
             BidiClass::R | BidiClass::AL => rtl = true,
@@ -192,11 +244,23 @@ fn check_piece(out: &mut Vec<Diagnostic>, component: Component, start: usize, pi
     }
     if rtl {
         if ltr {
-            out.push(diag(Severity::Warning, DiagnosticCode::MixedDirection, start, None));
+            out.push(diag(
+                Severity::Warning,
+                DiagnosticCode::MixedDirection,
+                start,
+                None,
+            ));
         }
-        let is_rtl = |c: Option<char>| c.is_some_and(|c| matches!(bidi_class(c), BidiClass::R | BidiClass::AL));
+        let is_rtl = |c: Option<char>| {
+            c.is_some_and(|c| matches!(bidi_class(c), BidiClass::R | BidiClass::AL))
+        };
         if !is_rtl(piece.chars().next()) || !is_rtl(piece.chars().next_back()) {
-            out.push(diag(Severity::Warning, DiagnosticCode::RtlBoundary, start, None));
+            out.push(diag(
+                Severity::Warning,
+                DiagnosticCode::RtlBoundary,
+                start,
+                None,
+            ));
         }
     }
 }
@@ -206,21 +270,39 @@ mod tests {
     use super::*;
 
     fn codes(s: &str) -> Vec<(Severity, DiagnosticCode, usize)> {
-        check(&IriRef::parse(s).unwrap()).iter().map(|d| (d.severity, d.code, d.offset)).collect()
+        check(&IriRef::parse(s).unwrap())
+            .iter()
+            .map(|d| (d.severity, d.code, d.offset))
+            .collect()
     }
 
     #[test]
     fn bidi_and_groups() {
-        assert_eq!(codes("http://h/a\u{200F}"), [(Severity::Error, DiagnosticCode::BidiFormatting, 10)]);
+        assert_eq!(
+            codes("http://h/a\u{200F}"),
+            [(Severity::Error, DiagnosticCode::BidiFormatting, 10)]
+        );
         // Hebrew segment, good and bad; 4.2 examples use letters + digits.
         assert!(codes("http://h/\u{5D0}\u{5D1}/x").is_empty());
-        assert_eq!(codes("http://h/\u{5D0}1"), [(Severity::Warning, DiagnosticCode::RtlBoundary, 9)]);
-        assert_eq!(codes("http://h/?a=\u{3000}"), [(Severity::Warning, DiagnosticCode::NotAppropriate, 12)]);
-        assert_eq!(codes("http://h/\u{FF21}"), [(Severity::Warning, DiagnosticCode::LookAlike, 9)]);
+        assert_eq!(
+            codes("http://h/\u{5D0}1"),
+            [(Severity::Warning, DiagnosticCode::RtlBoundary, 9)]
+        );
+        assert_eq!(
+            codes("http://h/?a=\u{3000}"),
+            [(Severity::Warning, DiagnosticCode::NotAppropriate, 12)]
+        );
+        assert_eq!(
+            codes("http://h/\u{FF21}"),
+            [(Severity::Warning, DiagnosticCode::LookAlike, 9)]
+        );
         assert_eq!(codes("http://\u{5D0}.h/"), []);
-        assert_eq!(codes("http://\u{5D0}a.h/"), [
-            (Severity::Warning, DiagnosticCode::MixedDirection, 7),
-            (Severity::Warning, DiagnosticCode::RtlBoundary, 7)
-        ]);
+        assert_eq!(
+            codes("http://\u{5D0}a.h/"),
+            [
+                (Severity::Warning, DiagnosticCode::MixedDirection, 7),
+                (Severity::Warning, DiagnosticCode::RtlBoundary, 7)
+            ]
+        );
     }
 }

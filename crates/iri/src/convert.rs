@@ -1,8 +1,8 @@
 //! IRI -> URI (3987bis 3.3-3.6) and URI -> IRI (3987bis 3.7).
 
 use crate::chars::{self, UNRESERVED};
-use crate::parse::{Component, IriRef, Parts};
 use crate::host::{IdnaProfile, domain_to_ascii};
+use crate::parse::{Component, IriRef, Parts};
 use crate::scheme::scheme_info;
 use encoding_rs::Encoding;
 
@@ -74,7 +74,11 @@ impl<S: AsRef<str>> IriRef<S> {
             .charset
             .map(Encoding::output_encoding)
             .filter(|e| *e != encoding_rs::UTF_8)
-            .filter(|_| parts.scheme.is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https")));
+            .filter(|_| {
+                parts.scheme.is_some_and(|s| {
+                    s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https")
+                })
+            });
         let punycode = opts.host == HostMapping::Punycode;
         parts.build(|out, c, text| {
             let host_idna = punycode && c == Component::Host && !text.starts_with('[');
@@ -122,7 +126,10 @@ impl<S: AsRef<str>> IriRef<S> {
     /// ```
     pub fn to_iri(&self) -> IriRef<String> {
         let parts = Parts::of(self);
-        let dns = parts.scheme.and_then(scheme_info).is_some_and(|s| s.dns_host);
+        let dns = parts
+            .scheme
+            .and_then(scheme_info)
+            .is_some_and(|s| s.dns_host);
         let built: Result<_, std::convert::Infallible> = parts.build(|out, c, text| {
             if c == Component::Host && dns && !text.starts_with('[') {
                 host_to_unicode(out, text);
@@ -158,11 +165,15 @@ fn encode_query(out: &mut String, text: &str, enc: &'static Encoding) {
     let mut buf = [0u8; 64];
     while let Some(p) = rest.bytes().position(|b| b >= 0x80) {
         out.push_str(&rest[..p]);
-        let run_len = rest[p..].bytes().position(|b| b < 0x80).unwrap_or(rest.len() - p);
+        let run_len = rest[p..]
+            .bytes()
+            .position(|b| b < 0x80)
+            .unwrap_or(rest.len() - p);
         let mut src = &rest[p..p + run_len];
         let mut encoder = enc.new_encoder();
         loop {
-            let (res, read, written) = encoder.encode_from_utf8_without_replacement(src, &mut buf, true);
+            let (res, read, written) =
+                encoder.encode_from_utf8_without_replacement(src, &mut buf, true);
             for &b in &buf[..written] {
                 if b < 0x80 && chars::is_uri_char(b) {
                     out.push(b as char);
@@ -189,7 +200,9 @@ fn encode_query(out: &mut String, text: &str, enc: &'static Encoding) {
 /// 3.4.2: IDNA ToASCII ([`IdnaProfile::Lookup`]) of a host that has non-ASCII characters or
 /// percent-encodings; the octets must be UTF-8.
 fn host_to_ascii(out: &mut String, host: &str) -> Result<(), ToUriError> {
-    let fail = || ToUriError::Idna { host: host.to_owned() };
+    let fail = || ToUriError::Idna {
+        host: host.to_owned(),
+    };
     let decoded = pct_decode_utf8(host).ok_or_else(fail)?;
     out.push_str(&domain_to_ascii(&decoded, IdnaProfile::Lookup).map_err(|_| fail())?);
     Ok(())
@@ -224,7 +237,11 @@ fn host_to_unicode(out: &mut String, host: &str) {
         }
         if label.len() > 4 && label[..4].eq_ignore_ascii_case("xn--") {
             let (uni, res) = idna::domain_to_unicode(label);
-            if res.is_ok() && uni.chars().all(|c| c.is_ascii() || (chars::is_ucschar(c) && !chars::is_not_appropriate(c))) {
+            if res.is_ok()
+                && uni.chars().all(|c| {
+                    c.is_ascii() || (chars::is_ucschar(c) && !chars::is_not_appropriate(c))
+                })
+            {
                 out.push_str(&uni);
                 continue;
             }
@@ -279,7 +296,8 @@ fn decode_run(out: &mut String, mut run: &[u8], query: bool) {
             }
         };
         for c in valid.chars() {
-            let ok = (chars::is_ucschar(c) || (query && chars::is_iprivate(c))) && !chars::is_not_appropriate_in(c, query);
+            let ok = (chars::is_ucschar(c) || (query && chars::is_iprivate(c)))
+                && !chars::is_not_appropriate_in(c, query);
             if ok {
                 out.push(c);
             } else {
@@ -297,12 +315,22 @@ mod tests {
     use super::*;
 
     fn to_uri(s: &str) -> String {
-        IriRef::parse(s).unwrap().to_uri(&ToUriOptions::default()).unwrap().into_inner()
+        IriRef::parse(s)
+            .unwrap()
+            .to_uri(&ToUriOptions::default())
+            .unwrap()
+            .into_inner()
     }
 
     fn puny(s: &str) -> Result<String, ToUriError> {
-        let opts = ToUriOptions { host: HostMapping::Punycode, ..Default::default() };
-        IriRef::parse(s).unwrap().to_uri(&opts).map(IriRef::into_inner)
+        let opts = ToUriOptions {
+            host: HostMapping::Punycode,
+            ..Default::default()
+        };
+        IriRef::parse(s)
+            .unwrap()
+            .to_uri(&opts)
+            .map(IriRef::into_inner)
     }
 
     fn to_iri(s: &str) -> String {
@@ -311,9 +339,18 @@ mod tests {
 
     #[test]
     fn seeds_3_4() {
-        assert_eq!(to_uri("http://résumé.example.org"), "http://r%C3%A9sum%C3%A9.example.org");
-        assert_eq!(puny("http://résumé.example.org").unwrap(), "http://xn--rsum-bpad.example.org");
-        assert_eq!(puny("http://r%C3%A9sum%C3%A9.example.org/").unwrap(), "http://xn--rsum-bpad.example.org/");
+        assert_eq!(
+            to_uri("http://résumé.example.org"),
+            "http://r%C3%A9sum%C3%A9.example.org"
+        );
+        assert_eq!(
+            puny("http://résumé.example.org").unwrap(),
+            "http://xn--rsum-bpad.example.org"
+        );
+        assert_eq!(
+            puny("http://r%C3%A9sum%C3%A9.example.org/").unwrap(),
+            "http://xn--rsum-bpad.example.org/"
+        );
         assert_eq!(
             to_uri("http://validator.w3.org/check?uri=http%3A%2F%2Frésumé.example.org"),
             "http://validator.w3.org/check?uri=http%3A%2F%2Fr%C3%A9sum%C3%A9.example.org"
@@ -328,10 +365,22 @@ mod tests {
 
     #[test]
     fn seeds_3_7_1() {
-        assert_eq!(to_iri("http://www.example.org/D%C3%BCrst"), "http://www.example.org/Dürst");
-        assert_eq!(to_iri("http://www.example.org/D%FCrst"), "http://www.example.org/D%FCrst");
-        assert_eq!(to_iri("http://xn--99zt52a.example.org/%e2%80%ae"), "http://納豆.example.org/%E2%80%AE");
-        assert_eq!(to_iri("http://www.example.org/r%E9sum%E9.xml#r%C3%A9sum%C3%A9"), "http://www.example.org/r%E9sum%E9.xml#résumé");
+        assert_eq!(
+            to_iri("http://www.example.org/D%C3%BCrst"),
+            "http://www.example.org/Dürst"
+        );
+        assert_eq!(
+            to_iri("http://www.example.org/D%FCrst"),
+            "http://www.example.org/D%FCrst"
+        );
+        assert_eq!(
+            to_iri("http://xn--99zt52a.example.org/%e2%80%ae"),
+            "http://納豆.example.org/%E2%80%AE"
+        );
+        assert_eq!(
+            to_iri("http://www.example.org/r%E9sum%E9.xml#r%C3%A9sum%C3%A9"),
+            "http://www.example.org/r%E9sum%E9.xml#résumé"
+        );
     }
 
     #[test]
@@ -347,11 +396,27 @@ mod tests {
 
     #[test]
     fn query_charset() {
-        let opts = ToUriOptions { charset: Some(encoding_rs::EUC_KR), ..Default::default() };
-        let r = IriRef::parse("http://h/†?†").unwrap().to_uri(&opts).unwrap();
+        let opts = ToUriOptions {
+            charset: Some(encoding_rs::EUC_KR),
+            ..Default::default()
+        };
+        let r = IriRef::parse("http://h/†?†")
+            .unwrap()
+            .to_uri(&opts)
+            .unwrap();
         assert_eq!(r.as_str(), "http://h/%E2%80%A0?%A2%D3");
-        let opts = ToUriOptions { charset: Some(encoding_rs::BIG5), ..Default::default() };
-        assert_eq!(IriRef::parse("https://h/?†").unwrap().to_uri(&opts).unwrap().as_str(), "https://h/?%26%238224%3B");
+        let opts = ToUriOptions {
+            charset: Some(encoding_rs::BIG5),
+            ..Default::default()
+        };
+        assert_eq!(
+            IriRef::parse("https://h/?†")
+                .unwrap()
+                .to_uri(&opts)
+                .unwrap()
+                .as_str(),
+            "https://h/?%26%238224%3B"
+        );
         let r = IriRef::parse("ftp://h/?†").unwrap().to_uri(&opts).unwrap();
         assert_eq!(r.as_str(), "ftp://h/?%E2%80%A0");
     }

@@ -37,7 +37,23 @@ pub struct IdnaError {
 
 /// WHATWG forbidden domain code points (ASCII part): C0 controls, space, `#%/:<>?@[\]^|`, DEL.
 fn forbidden_domain_byte(b: u8) -> bool {
-    b <= 0x20 || b == 0x7F || matches!(b, b'#' | b'%' | b'/' | b':' | b'<' | b'>' | b'?' | b'@' | b'[' | b'\\' | b']' | b'^' | b'|')
+    b <= 0x20
+        || b == 0x7F
+        || matches!(
+            b,
+            b'#' | b'%'
+                | b'/'
+                | b':'
+                | b'<'
+                | b'>'
+                | b'?'
+                | b'@'
+                | b'['
+                | b'\\'
+                | b']'
+                | b'^'
+                | b'|'
+        )
 }
 
 /// IDNA ToASCII of a domain name (its percent-encodings already decoded).
@@ -49,17 +65,26 @@ fn forbidden_domain_byte(b: u8) -> bool {
 /// ```
 pub fn domain_to_ascii(domain: &str, profile: IdnaProfile) -> Result<Cow<'_, str>, IdnaError> {
     use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
-    let fail = || IdnaError { host: domain.to_owned() };
+    let fail = || IdnaError {
+        host: domain.to_owned(),
+    };
     match profile {
         IdnaProfile::Lookup => Uts46::new()
-            .to_ascii(domain.as_bytes(), AsciiDenyList::STD3, Hyphens::CheckFirstLast, DnsLength::Ignore)
+            .to_ascii(
+                domain.as_bytes(),
+                AsciiDenyList::STD3,
+                Hyphens::CheckFirstLast,
+                DnsLength::Ignore,
+            )
             .map_err(|_| fail()),
-        IdnaProfile::Web => match idna::domain_to_ascii_cow(domain.as_bytes(), AsciiDenyList::URL) {
-            Ok(r) => Ok(r),
-            Err(_) if domain.is_ascii() && !domain.bytes().any(forbidden_domain_byte) => {
-                Ok(Cow::Owned(domain.to_ascii_lowercase()))
+        IdnaProfile::Web => {
+            match idna::domain_to_ascii_cow(domain.as_bytes(), AsciiDenyList::URL) {
+                Ok(r) => Ok(r),
+                Err(_) if domain.is_ascii() && !domain.bytes().any(forbidden_domain_byte) => {
+                    Ok(Cow::Owned(domain.to_ascii_lowercase()))
+                }
+                Err(_) => Err(fail()),
             }
-            Err(_) => Err(fail()),
-        },
+        }
     }
 }

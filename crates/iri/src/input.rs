@@ -56,7 +56,10 @@ pub enum InputError {
 pub fn parse_input(input: &str, mode: InputMode) -> Result<IriRef<String>, InputError> {
     match mode {
         InputMode::Strict => Ok(IriRef::parse_with(input.to_owned(), Grammar::Iri)?),
-        InputMode::Leiri => Ok(IriRef::parse_with(leiri_to_iri(input).into_owned(), Grammar::Iri)?),
+        InputMode::Leiri => Ok(IriRef::parse_with(
+            leiri_to_iri(input).into_owned(),
+            Grammar::Iri,
+        )?),
         InputMode::Web => Ok(web_to_iri(&parse_web(input, None, None)?)?),
     }
 }
@@ -65,8 +68,10 @@ pub fn parse_input(input: &str, mode: InputMode) -> Result<IriRef<String>, Input
 /// sub-delim; the W3C LEIRI note and 6.3 ("Delimiters") mean `"` (U+0022), which is used here.
 #[inline]
 fn leiri_extra(c: char) -> bool {
-    matches!(c, ' ' | '<' | '>' | '"' | '{' | '}' | '|' | '\\' | '^' | '`' | '\0'..='\x1F')
-        || (c >= '\x7F' && !chars::is_ucschar(c))
+    matches!(
+        c,
+        ' ' | '<' | '>' | '"' | '{' | '}' | '|' | '\\' | '^' | '`' | '\0'..='\x1F'
+    ) || (c >= '\x7F' && !chars::is_ucschar(c))
 }
 
 /// Converts a LEIRI to an IRI (3987bis 6.1): percent-encodes (3.3) each character allowed in
@@ -76,7 +81,11 @@ fn leiri_extra(c: char) -> bool {
 /// assert_eq!(linksieve_iri::leiri_to_iri("a b|\u{E000}é"), "a%20b%7C%EE%80%80é");
 /// ```
 pub fn leiri_to_iri(input: &str) -> Cow<'_, str> {
-    let Some(first) = input.char_indices().find(|&(_, c)| leiri_extra(c)).map(|(i, _)| i) else {
+    let Some(first) = input
+        .char_indices()
+        .find(|&(_, c)| leiri_extra(c))
+        .map(|(i, _)| i)
+    else {
         return Cow::Borrowed(input);
     };
     let mut out = String::with_capacity(input.len() + 8);
@@ -104,7 +113,9 @@ pub fn parse_web(
     base: Option<&url::Url>,
     encoding: Option<&'static Encoding>,
 ) -> Result<url::Url, url::ParseError> {
-    let enc = encoding.map(Encoding::output_encoding).filter(|e| *e != encoding_rs::UTF_8);
+    let enc = encoding
+        .map(Encoding::output_encoding)
+        .filter(|e| *e != encoding_rs::UTF_8);
     let opts = url::Url::options().base_url(base);
     match enc {
         Some(e) => {

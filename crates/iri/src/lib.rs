@@ -28,14 +28,17 @@ mod parse;
 mod resolve;
 mod scheme;
 
-pub use chars::{is_bidi_formatting, is_iprivate, is_not_appropriate, is_not_appropriate_in, is_ucschar};
+pub use chars::{
+    is_bidi_formatting, is_iprivate, is_not_appropriate, is_not_appropriate_in, is_ucschar,
+};
 pub use check::{Diagnostic, DiagnosticCode, Severity, check};
 pub use convert::{HostMapping, ToUriError, ToUriOptions};
 pub use host::{IdnaError, IdnaProfile, domain_to_ascii};
 pub use input::{InputError, InputMode, leiri_to_iri, parse_input, parse_web, web_to_iri};
 pub use ops::{IriError, check_str, has_errors, parse_str, resolve_str, to_iri_str, to_uri_str};
 pub use parse::{
-    Component, Grammar, HostKind, IriRef, ParseError, ParseErrorKind, Parts, Spans, parse_ipv4, parse_ipv6, validate,
+    Component, Grammar, HostKind, IriRef, ParseError, ParseErrorKind, Parts, Spans, parse_ipv4,
+    parse_ipv6, validate,
 };
 pub use resolve::{ResolveError, Strictness, remove_dot_segments};
 pub use scheme::{SchemeInfo, scheme_info, scheme_table};

@@ -69,7 +69,12 @@ pub fn parse_str(input: &str, mode: InputMode) -> Result<IriRef<String>, IriErro
 /// assert_eq!(resolve_str("http://a/b/c/d;p?q", "../g", InputMode::Strict, Strictness::Strict).unwrap(), "http://a/b/g");
 /// assert_eq!(resolve_str("http://a/b/", "..\\g", InputMode::Web, Strictness::Strict).unwrap(), "http://a/g");
 /// ```
-pub fn resolve_str(base: &str, reference: &str, mode: InputMode, strictness: Strictness) -> Result<String, IriError> {
+pub fn resolve_str(
+    base: &str,
+    reference: &str,
+    mode: InputMode,
+    strictness: Strictness,
+) -> Result<String, IriError> {
     if mode == InputMode::Web {
         let b = parse_web(base, None, None).map_err(|e| IriError::Base(e.into()))?;
         let u = parse_web(reference, Some(&b), None).map_err(InputError::from)?;
@@ -90,7 +95,9 @@ pub fn resolve_str(base: &str, reference: &str, mode: InputMode, strictness: Str
 /// ```
 pub fn to_uri_str(input: &str, mode: InputMode, opts: &ToUriOptions) -> Result<String, IriError> {
     if mode == InputMode::Web {
-        return Ok(parse_web(input, None, opts.charset).map_err(InputError::from)?.into());
+        return Ok(parse_web(input, None, opts.charset)
+            .map_err(InputError::from)?
+            .into());
     }
     Ok(parse_input(input, mode)?.to_uri(opts)?.into_inner())
 }
@@ -112,7 +119,10 @@ pub fn to_iri_str(input: &str, mode: InputMode) -> Result<String, IriError> {
 /// assert_eq!(iri.as_str(), "http://h/\u{200E}");
 /// assert!(linksieve_iri::has_errors(&diags));
 /// ```
-pub fn check_str(input: &str, mode: InputMode) -> Result<(IriRef<String>, Vec<Diagnostic>), IriError> {
+pub fn check_str(
+    input: &str,
+    mode: InputMode,
+) -> Result<(IriRef<String>, Vec<Diagnostic>), IriError> {
     let iri = match mode {
         InputMode::Web => web_to_iri(&parse_web(input, None, None).map_err(InputError::from)?)?,
         _ => parse_input(input, mode)?,

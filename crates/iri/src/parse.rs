@@ -94,9 +94,13 @@ pub enum ParseErrorKind {
 impl fmt::Display for ParseErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ParseErrorKind::InvalidChar(c) if c.is_ascii_graphic() => write!(f, "invalid character '{c}'"),
+            ParseErrorKind::InvalidChar(c) if c.is_ascii_graphic() => {
+                write!(f, "invalid character '{c}'")
+            }
             ParseErrorKind::InvalidChar(c) => write!(f, "invalid character U+{:04X}", *c as u32),
-            ParseErrorKind::InvalidPercentEncoding => f.write_str("'%' not followed by two hex digits"),
+            ParseErrorKind::InvalidPercentEncoding => {
+                f.write_str("'%' not followed by two hex digits")
+            }
             ParseErrorKind::InvalidIpLiteral => f.write_str("invalid IP-literal"),
             ParseErrorKind::ColonInFirstSegment => {
                 f.write_str("colon in the first segment of a relative path (ipath-noscheme)")
@@ -298,7 +302,10 @@ impl<S: AsRef<str>> IriRef<S> {
     /// assert_eq!(owned.as_ref().path(), "b");
     /// ```
     pub fn as_ref(&self) -> IriRef<&str> {
-        IriRef { text: self.as_str(), spans: self.spans }
+        IriRef {
+            text: self.as_str(),
+            spans: self.spans,
+        }
     }
 
     /// An owned copy.
@@ -308,7 +315,10 @@ impl<S: AsRef<str>> IriRef<S> {
     /// assert_eq!(owned.as_str(), "a:b");
     /// ```
     pub fn to_owned(&self) -> IriRef<String> {
-        IriRef { text: self.as_str().to_owned(), spans: self.spans }
+        IriRef {
+            text: self.as_str().to_owned(),
+            spans: self.spans,
+        }
     }
 
     /// True when the reference has a scheme (an IRI, not a relative reference).
@@ -353,7 +363,8 @@ impl<S: AsRef<str>> IriRef<S> {
     #[inline]
     pub fn userinfo(&self) -> Option<&str> {
         let a = self.spans.scheme_end + 2;
-        (self.spans.has_authority && self.spans.host_start > a).then(|| &self.as_str()[a..self.spans.host_start - 1])
+        (self.spans.has_authority && self.spans.host_start > a)
+            .then(|| &self.as_str()[a..self.spans.host_start - 1])
     }
 
     /// The host, as written (IP literals with their brackets).
@@ -377,7 +388,11 @@ impl<S: AsRef<str>> IriRef<S> {
     pub fn host_kind(&self) -> Option<HostKind> {
         let h = self.host()?.as_bytes();
         Some(if h.first() == Some(&b'[') {
-            if matches!(h.get(1), Some(b'v' | b'V')) { HostKind::IpFuture } else { HostKind::Ipv6 }
+            if matches!(h.get(1), Some(b'v' | b'V')) {
+                HostKind::IpFuture
+            } else {
+                HostKind::Ipv6
+            }
         } else if parse_ipv4(h).is_some() {
             HostKind::Ipv4
         } else {
@@ -437,7 +452,10 @@ impl<S: AsRef<str>> IriRef<S> {
     pub fn without_fragment(&self) -> IriRef<&str> {
         let mut spans = self.spans;
         spans.len = spans.query_end;
-        IriRef { text: &self.as_str()[..spans.query_end], spans }
+        IriRef {
+            text: &self.as_str()[..spans.query_end],
+            spans,
+        }
     }
 
     /// Appends the reference, recomposed from its components (RFC 3986 5.3), to `out`.
@@ -559,7 +577,8 @@ impl<'a> Parts<'a> {
         &self,
         mut map: impl FnMut(&mut String, Component, &str) -> Result<(), E>,
     ) -> Result<IriRef<String>, E> {
-        let cap = self.scheme.map_or(0, str::len) + self.host.map_or(0, str::len) + self.path.len() + 8;
+        let cap =
+            self.scheme.map_or(0, str::len) + self.host.map_or(0, str::len) + self.path.len() + 8;
         let mut out = String::with_capacity(cap);
         let mut sp = Spans::default();
         if let Some(s) = self.scheme {
@@ -627,7 +646,11 @@ pub fn validate(s: &str, grammar: Grammar) -> Result<(), ParseError> {
 
 #[inline(always)]
 fn err(kind: ParseErrorKind, component: Component, offset: usize) -> ParseError {
-    ParseError { kind, component, offset }
+    ParseError {
+        kind,
+        component,
+        offset,
+    }
 }
 
 /// Error for the character starting at byte `i` of `s`.
@@ -653,7 +676,11 @@ pub(crate) fn parse_spans(s: &str, grammar: Grammar) -> Result<Spans, ParseError
         }
     }
     let mut i = scheme_end;
-    let mut spans = Spans { scheme_end, len, ..Spans::default() };
+    let mut spans = Spans {
+        scheme_end,
+        len,
+        ..Spans::default()
+    };
     // ihier-part / irelative-part: "//" iauthority
     if b.len() >= i + 2 && b[i] == b'/' && b[i + 1] == b'/' {
         spans.has_authority = true;
@@ -664,24 +691,52 @@ pub(crate) fn parse_spans(s: &str, grammar: Grammar) -> Result<Spans, ParseError
     }
     spans.path_start = i;
     // ipath: *( ipchar / "/" ), stops at "?" or "#".
-    i = scan(s, i, grammar, PCHAR | SLASH_QMARK, false, b'?', Component::Path)?;
+    i = scan(
+        s,
+        i,
+        grammar,
+        PCHAR | SLASH_QMARK,
+        false,
+        b'?',
+        Component::Path,
+    )?;
     spans.path_end = i;
     if scheme_end == 0 && !spans.has_authority {
         // ipath-noscheme: the first segment of a relative-path reference has no ":" (RFC 3986 4.2).
         let path = &b[spans.path_start..i];
         let first = memchr::memchr(b'/', path).unwrap_or(path.len());
         if let Some(c) = memchr::memchr(b':', &path[..first]) {
-            return Err(err(ParseErrorKind::ColonInFirstSegment, Component::Path, spans.path_start + c));
+            return Err(err(
+                ParseErrorKind::ColonInFirstSegment,
+                Component::Path,
+                spans.path_start + c,
+            ));
         }
     }
     if i < len && b[i] == b'?' {
         // iquery = *( ipchar / iprivate / "/" / "?" )
-        i = scan(s, i + 1, grammar, PCHAR | SLASH_QMARK, true, b'#', Component::Query)?;
+        i = scan(
+            s,
+            i + 1,
+            grammar,
+            PCHAR | SLASH_QMARK,
+            true,
+            b'#',
+            Component::Query,
+        )?;
     }
     spans.query_end = i;
     if i < len {
         // b[i] == b'#'; ifragment = *( ipchar / "/" / "?" ), so a second "#" is an error.
-        i = scan(s, i + 1, grammar, PCHAR | SLASH_QMARK, false, 0, Component::Fragment)?;
+        i = scan(
+            s,
+            i + 1,
+            grammar,
+            PCHAR | SLASH_QMARK,
+            false,
+            0,
+            Component::Fragment,
+        )?;
         if i < len {
             return Err(bad_char(s, i, Component::Fragment));
         }
@@ -731,7 +786,13 @@ fn scan(
 /// Checks the non-ASCII character at byte `i`: `ucschar`, or `iprivate` where `private` (3987bis
 /// 2.2: the query only). Returns the offset after it.
 #[inline]
-fn non_ascii(s: &str, i: usize, grammar: Grammar, private: bool, component: Component) -> Result<usize, ParseError> {
+fn non_ascii(
+    s: &str,
+    i: usize,
+    grammar: Grammar,
+    private: bool,
+    component: Component,
+) -> Result<usize, ParseError> {
     if grammar == Grammar::Uri {
         return Err(bad_char(s, i, component));
     }
@@ -744,7 +805,12 @@ fn non_ascii(s: &str, i: usize, grammar: Grammar, private: bool, component: Comp
 }
 
 /// iauthority = [ iuserinfo "@" ] ihost [ ":" port ]; returns the end of the authority.
-fn parse_authority(s: &str, start: usize, grammar: Grammar, spans: &mut Spans) -> Result<usize, ParseError> {
+fn parse_authority(
+    s: &str,
+    start: usize,
+    grammar: Grammar,
+    spans: &mut Spans,
+) -> Result<usize, ParseError> {
     let b = s.as_bytes();
     let len = b.len();
     let mut end = start;
@@ -755,7 +821,15 @@ fn parse_authority(s: &str, start: usize, grammar: Grammar, spans: &mut Spans) -
     let mut host_start = start;
     if let Some(at) = memchr::memchr(b'@', auth) {
         // iuserinfo = *( iunreserved / pct-form / sub-delims / ":" )
-        let ui_end = scan(&s[..start + at], start, grammar, UNRESERVED | SUB_DELIM | COLON_AT, false, b'@', Component::Userinfo)?;
+        let ui_end = scan(
+            &s[..start + at],
+            start,
+            grammar,
+            UNRESERVED | SUB_DELIM | COLON_AT,
+            false,
+            b'@',
+            Component::Userinfo,
+        )?;
         debug_assert_eq!(ui_end, start + at);
         host_start = start + at + 1;
     }
@@ -765,9 +839,17 @@ fn parse_authority(s: &str, start: usize, grammar: Grammar, spans: &mut Spans) -
         // IP-literal = "[" ( IPv6address / IPvFuture ) "]"
         let close = memchr::memchr(b']', &b[host_start..end])
             .map(|p| host_start + p)
-            .ok_or(err(ParseErrorKind::InvalidIpLiteral, Component::Host, host_start))?;
+            .ok_or(err(
+                ParseErrorKind::InvalidIpLiteral,
+                Component::Host,
+                host_start,
+            ))?;
         if !valid_ip_literal(&b[host_start + 1..close]) {
-            return Err(err(ParseErrorKind::InvalidIpLiteral, Component::Host, host_start));
+            return Err(err(
+                ParseErrorKind::InvalidIpLiteral,
+                Component::Host,
+                host_start,
+            ));
         }
         host_end = close + 1;
         if host_end < end && b[host_end] != b':' {
@@ -775,7 +857,15 @@ fn parse_authority(s: &str, start: usize, grammar: Grammar, spans: &mut Spans) -
         }
     } else {
         // ireg-name = *( iunreserved / pct-form / sub-delims ), up to the port's ":".
-        host_end = scan(&s[..end], host_start, grammar, UNRESERVED | SUB_DELIM, false, b':', Component::Host)?;
+        host_end = scan(
+            &s[..end],
+            host_start,
+            grammar,
+            UNRESERVED | SUB_DELIM,
+            false,
+            b':',
+            Component::Host,
+        )?;
         if host_end < end && b[host_end] != b':' {
             return Err(bad_char(s, host_end, Component::Host));
         }
@@ -783,7 +873,10 @@ fn parse_authority(s: &str, start: usize, grammar: Grammar, spans: &mut Spans) -
     spans.host_end = host_end;
     if host_end < end {
         // port = *DIGIT
-        if let Some(p) = b[host_end + 1..end].iter().position(|c| !c.is_ascii_digit()) {
+        if let Some(p) = b[host_end + 1..end]
+            .iter()
+            .position(|c| !c.is_ascii_digit())
+        {
             return Err(bad_char(s, host_end + 1 + p, Component::Port));
         }
     }
@@ -800,7 +893,9 @@ fn valid_ip_literal(inner: &[u8]) -> bool {
         return hex > 0
             && rest.get(hex) == Some(&b'.')
             && rest.len() > hex + 1
-            && rest[hex + 1..].iter().all(|&c| chars::is(c, UNRESERVED | SUB_DELIM) || c == b':');
+            && rest[hex + 1..]
+                .iter()
+                .all(|&c| chars::is(c, UNRESERVED | SUB_DELIM) || c == b':');
     }
     parse_ipv6(inner).is_some()
 }
@@ -900,7 +995,11 @@ pub fn parse_ipv4(s: &[u8]) -> Option<[u8; 4]> {
     let mut parts = s.split(|&c| c == b'.');
     for o in &mut out {
         let p = parts.next()?;
-        if p.is_empty() || p.len() > 3 || (p.len() > 1 && p[0] == b'0') || !p.iter().all(u8::is_ascii_digit) {
+        if p.is_empty()
+            || p.len() > 3
+            || (p.len() > 1 && p[0] == b'0')
+            || !p.iter().all(u8::is_ascii_digit)
+        {
             return None;
         }
         let v = p.iter().fold(0u32, |a, &d| a * 10 + u32::from(d - b'0'));
@@ -945,7 +1044,10 @@ mod tests {
     #[test]
     fn iri_chars() {
         ok("http://résumé.example.org/納豆?q=\u{E000}");
-        assert_eq!(IriRef::parse("http://x/\u{E000}").unwrap_err().component, Component::Path);
+        assert_eq!(
+            IriRef::parse("http://x/\u{E000}").unwrap_err().component,
+            Component::Path
+        );
         assert!(IriRef::parse_with("http://x/é", Grammar::Uri).is_err());
         // Old Italic (RFC 3987 3.1 example) is ucschar.
         ok("http://example.com/\u{10300}\u{10301}\u{10302}");
@@ -971,10 +1073,33 @@ mod tests {
 
     #[test]
     fn ipv6() {
-        for good in ["::", "::1", "1::", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8", "::1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "fe80::1:2"] {
+        for good in [
+            "::",
+            "::1",
+            "1::",
+            "1:2:3:4:5:6:7:8",
+            "1:2:3:4:5:6:7::",
+            "::2:3:4:5:6:7:8",
+            "::1.2.3.4",
+            "1:2:3:4:5:6:1.2.3.4",
+            "fe80::1:2",
+        ] {
             assert!(parse_ipv6(good.as_bytes()).is_some(), "{good}");
         }
-        for bad in ["", ":", ":1", "1:", "1:2:3:4:5:6:7:8:9", "1::2::3", "1:2:3:4:5:6:7:8::", "12345::", "::1.2.3", "::1.2.3.04", "1:2:3:4:5:6:7:1.2.3.4", "g::"] {
+        for bad in [
+            "",
+            ":",
+            ":1",
+            "1:",
+            "1:2:3:4:5:6:7:8:9",
+            "1::2::3",
+            "1:2:3:4:5:6:7:8::",
+            "12345::",
+            "::1.2.3",
+            "::1.2.3.04",
+            "1:2:3:4:5:6:7:1.2.3.4",
+            "g::",
+        ] {
             assert!(parse_ipv6(bad.as_bytes()).is_none(), "{bad}");
         }
     }

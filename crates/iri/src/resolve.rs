@@ -34,7 +34,10 @@ impl<S: AsRef<str>> IriRef<S> {
     /// assert_eq!(t.as_str(), "http://a/b/g");
     /// assert_eq!(t.path(), "/b/g");
     /// ```
-    pub fn resolve<T: AsRef<str>>(&self, reference: &IriRef<T>) -> Result<IriRef<String>, ResolveError> {
+    pub fn resolve<T: AsRef<str>>(
+        &self,
+        reference: &IriRef<T>,
+    ) -> Result<IriRef<String>, ResolveError> {
         self.resolve_with(reference, Strictness::Strict)
     }
 
@@ -59,7 +62,10 @@ impl<S: AsRef<str>> IriRef<S> {
             return Err(ResolveError::RelativeBase);
         };
         let mut r = Parts::of(reference);
-        if strictness == Strictness::NonStrict && r.scheme.is_some_and(|s| s.eq_ignore_ascii_case(base_scheme)) {
+        if strictness == Strictness::NonStrict
+            && r.scheme
+                .is_some_and(|s| s.eq_ignore_ascii_case(base_scheme))
+        {
             r.scheme = None;
         }
         // 5.2.2: take each component from the reference or the base.
@@ -247,13 +253,19 @@ mod tests {
 
     #[test]
     fn iri_and_edge_cases() {
-        assert_eq!(res("http://例え.jp/a/b", "../ü?é#ф"), "http://例え.jp/ü?é#ф");
+        assert_eq!(
+            res("http://例え.jp/a/b", "../ü?é#ф"),
+            "http://例え.jp/ü?é#ф"
+        );
         assert_eq!(res("http://a", "b"), "http://a/b");
         assert_eq!(res("a:/b", "..//c"), "a:/.//c");
         assert_eq!(res("s://a/b/c/d", "%2E%2E/%2e/g"), "s://a/b/g");
         assert_eq!(res("s:", "a%2Eb/g"), "s:a%2Eb/g");
         assert_eq!(res("http://a/b#f", ""), "http://a/b");
-        assert_eq!(res("http://a/b/./c/../d?q", "#f"), "http://a/b/./c/../d?q#f");
+        assert_eq!(
+            res("http://a/b/./c/../d?q", "#f"),
+            "http://a/b/./c/../d?q#f"
+        );
     }
 
     #[test]

@@ -25,7 +25,12 @@ pub struct SchemeInfo {
 }
 
 const fn s(name: &'static str, port: u16, special: bool) -> SchemeInfo {
-    SchemeInfo { name, default_port: if port == 0 { None } else { Some(port) }, dns_host: true, special }
+    SchemeInfo {
+        name,
+        default_port: if port == 0 { None } else { Some(port) },
+        dns_host: true,
+        special,
+    }
 }
 
 /// The table, sorted by name. Sources: RFC 9110 (http, https), RFC 6455 (ws, wss), RFC 1738
@@ -99,7 +104,10 @@ pub fn scheme_info(scheme: &str) -> Option<&'static SchemeInfo> {
     let lower = &mut buf[..scheme.len()];
     lower.copy_from_slice(scheme.as_bytes());
     lower.make_ascii_lowercase();
-    TABLE.binary_search_by(|e| e.name.as_bytes().cmp(lower)).ok().map(|i| &TABLE[i])
+    TABLE
+        .binary_search_by(|e| e.name.as_bytes().cmp(lower))
+        .ok()
+        .map(|i| &TABLE[i])
 }
 
 /// The whole table, sorted by scheme name (for documentation and `linksieve` listings).

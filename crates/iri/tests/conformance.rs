@@ -3,7 +3,10 @@
 //! `testdata/normalize/expectations.tsv`; a listed case that passes fails the test too, so the
 //! list stays exact.
 
-use linksieve_iri::{HostMapping, IdnaProfile, IriRef, Strictness, ToUriOptions, domain_to_ascii, parse_web, web_to_iri};
+use linksieve_iri::{
+    HostMapping, IdnaProfile, IriRef, Strictness, ToUriOptions, domain_to_ascii, parse_web,
+    web_to_iri,
+};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -42,7 +45,10 @@ fn load(kinds: &[&str]) -> Vec<Case> {
             let s = |k: &str| v[k].as_str().map(str::to_owned);
             out.push(Case {
                 id: s("id").expect("id"),
-                file: f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                file: f
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
                 kind,
                 op: s("op").unwrap_or_default(),
                 input: s("input").expect("input"),
@@ -93,12 +99,16 @@ fn usv(line: &str) -> String {
 
 /// `id -> reason` from the expectations file.
 fn expectations() -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(testdata().join("expectations.tsv")).expect("expectations.tsv");
+    let text =
+        std::fs::read_to_string(testdata().join("expectations.tsv")).expect("expectations.tsv");
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
             let (id, reason) = l.split_once('\t').expect("id<TAB>reason");
-            assert!(!reason.trim().is_empty(), "{id}: a listed case needs a reason");
+            assert!(
+                !reason.trim().is_empty(),
+                "{id}: a listed case needs a reason"
+            );
             (id.to_owned(), reason.to_owned())
         })
         .collect()
@@ -117,21 +127,38 @@ fn run(c: &Case) -> Result<String, String> {
             } else {
                 Strictness::Strict
             };
-            Ok(base.resolve_with(&r, strictness).map_err(|x| e(&x))?.into_inner())
+            Ok(base
+                .resolve_with(&r, strictness)
+                .map_err(|x| e(&x))?
+                .into_inner())
         }
         "to-uri" if c.op == "whatwg-percent-encode-query" => {
-            let enc = encoding_rs::Encoding::for_label(c.encoding.as_deref().unwrap_or("utf-8").as_bytes())
-                .ok_or("unknown encoding")?;
-            let url = parse_web(&format!("https://doesnotmatter.invalid/?{}", c.input), None, Some(enc))
-                .map_err(|x| e(&x))?;
+            let enc = encoding_rs::Encoding::for_label(
+                c.encoding.as_deref().unwrap_or("utf-8").as_bytes(),
+            )
+            .ok_or("unknown encoding")?;
+            let url = parse_web(
+                &format!("https://doesnotmatter.invalid/?{}", c.input),
+                None,
+                Some(enc),
+            )
+            .map_err(|x| e(&x))?;
             Ok(url.query().unwrap_or_default().to_owned())
         }
         "to-uri" => {
             let iri = IriRef::parse(&c.input).map_err(|x| e(&x))?;
-            Ok(iri.to_uri(&ToUriOptions::default()).map_err(|x| e(&x))?.into_inner())
+            Ok(iri
+                .to_uri(&ToUriOptions::default())
+                .map_err(|x| e(&x))?
+                .into_inner())
         }
-        "to-iri" => Ok(IriRef::parse(&c.input).map_err(|x| e(&x))?.to_iri().into_inner()),
-        "idna" => Ok(domain_to_ascii(&c.input, IdnaProfile::Web).map_err(|x| e(&x))?.into_owned()),
+        "to-iri" => Ok(IriRef::parse(&c.input)
+            .map_err(|x| e(&x))?
+            .to_iri()
+            .into_inner()),
+        "idna" => Ok(domain_to_ascii(&c.input, IdnaProfile::Web)
+            .map_err(|x| e(&x))?
+            .into_owned()),
         "whatwg-parse" if c.op == "ipv4-host-to-dotted-decimal" => {
             // A bare domain: WHATWG host parsing, as "domain to ASCII" / IPv4 parsing run in it.
             let url = parse_web(&format!("http://{}/", c.input), None, None).map_err(|x| e(&x))?;
@@ -171,13 +198,18 @@ fn conformance(kinds: &[&str]) {
             (Err(_), None) => true,
             _ => false,
         };
-        let entry = per_file.entry((c.file.clone(), c.kind.clone())).or_default();
+        let entry = per_file
+            .entry((c.file.clone(), c.kind.clone()))
+            .or_default();
         entry.1 += 1;
         if pass {
             entry.0 += 1;
         }
         match (pass, listed.contains_key(&c.id)) {
-            (true, true) => problems.push(format!("{}: listed in expectations.tsv but passes now; remove it", c.id)),
+            (true, true) => problems.push(format!(
+                "{}: listed in expectations.tsv but passes now; remove it",
+                c.id
+            )),
             (false, false) => problems.push(format!(
                 "{}: input {:?} base {:?}: expected {:?}, got {:?}",
                 c.id, c.input, c.base, c.expected, got
@@ -186,9 +218,17 @@ fn conformance(kinds: &[&str]) {
         }
     }
     for ((file, kind), (pass, total)) in &per_file {
-        println!("{file} [{kind}]: {pass}/{total} pass ({:.1}%)", 100.0 * *pass as f64 / *total as f64);
+        println!(
+            "{file} [{kind}]: {pass}/{total} pass ({:.1}%)",
+            100.0 * *pass as f64 / *total as f64
+        );
     }
-    assert!(problems.is_empty(), "{} problem(s):\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problem(s):\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }
 
 #[test]
@@ -217,12 +257,19 @@ fn expectations_name_real_cases() {
         .into_iter()
         .map(|c| c.id)
         .collect();
-    let other: BTreeSet<String> = load(&["normalize-syntax", "normalize-scheme", "canonicalize-aggressive"])
-        .into_iter()
-        .map(|c| c.id)
-        .collect();
+    let other: BTreeSet<String> = load(&[
+        "normalize-syntax",
+        "normalize-scheme",
+        "canonicalize-aggressive",
+    ])
+    .into_iter()
+    .map(|c| c.id)
+    .collect();
     for id in expectations().keys() {
-        assert!(all.contains(id) || other.contains(id), "expectations.tsv lists unknown case {id}");
+        assert!(
+            all.contains(id) || other.contains(id),
+            "expectations.tsv lists unknown case {id}"
+        );
     }
 }
 
@@ -230,7 +277,10 @@ fn expectations_name_real_cases() {
 fn punycode_mapping_matches_whatwg_on_valid_hosts() {
     // to_uri --host punycode (UTS 46 with STD3 rules) agrees with WHATWG's domain-to-ASCII on
     // every IDNA vector that both accept.
-    let opts = ToUriOptions { host: HostMapping::Punycode, ..Default::default() };
+    let opts = ToUriOptions {
+        host: HostMapping::Punycode,
+        ..Default::default()
+    };
     let mut compared = 0;
     for c in load(&["idna"]) {
         let text = format!("http://{}/", c.input);
@@ -241,7 +291,11 @@ fn punycode_mapping_matches_whatwg_on_valid_hosts() {
             let host = uri.host().unwrap_or_default();
             if host.is_ascii() && !host.contains('%') {
                 compared += 1;
-                assert!(host.eq_ignore_ascii_case(expected) || c.input.is_ascii(), "{}: {host} vs {expected}", c.id);
+                assert!(
+                    host.eq_ignore_ascii_case(expected) || c.input.is_ascii(),
+                    "{}: {host} vs {expected}",
+                    c.id
+                );
             }
         }
     }

@@ -31,8 +31,15 @@ fn iri() -> impl Strategy<Value = String> {
         Just("192.0.2.1".to_owned()),
         Just("xn--99zt52a.example".to_owned()),
     ];
-    let authority = proptest::option::of((proptest::option::of(piece(":")), host, proptest::option::of("[0-9]{0,5}")));
-    let segs = proptest::collection::vec(prop_oneof![piece(":@"), Just(".".to_owned()), Just("..".to_owned())], 0..5);
+    let authority = proptest::option::of((
+        proptest::option::of(piece(":")),
+        host,
+        proptest::option::of("[0-9]{0,5}"),
+    ));
+    let segs = proptest::collection::vec(
+        prop_oneof![piece(":@"), Just(".".to_owned()), Just("..".to_owned())],
+        0..5,
+    );
     (
         proptest::option::of("[a-z][a-z0-9+.-]{0,6}"),
         authority,
@@ -95,7 +102,11 @@ fn pct_norm(s: &str) -> String {
     let mut out = String::new();
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() && b[i + 1].is_ascii_hexdigit() && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit) {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && b[i + 1].is_ascii_hexdigit()
+            && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+        {
             let v = u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap_or(0);
             if v.is_ascii_alphanumeric() || b"-._~".contains(&v) {
                 out.push(v as char);
@@ -208,11 +219,21 @@ fn time(f: impl Fn()) -> f64 {
 /// (10x) leaves room for noise on a shared machine; quadratic behaviour would give 16x.
 #[test]
 fn pathological_inputs_scale_linearly() {
-    let cases: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
-        ("../ path", Box::new(|n| format!("http://h/{}", "../".repeat(n)))),
+    type Make = Box<dyn Fn(usize) -> String>;
+    let cases: Vec<(&str, Make)> = vec![
+        (
+            "../ path",
+            Box::new(|n| format!("http://h/{}", "../".repeat(n))),
+        ),
         ("% run", Box::new(|n| format!("s:{}", "%25".repeat(n)))),
-        ("encoded UTF-8", Box::new(|n| format!("s:{}", "%C3%A9%FC".repeat(n)))),
-        ("dot segments", Box::new(|n| format!("s:/{}{}", "a/".repeat(n), "../".repeat(n)))),
+        (
+            "encoded UTF-8",
+            Box::new(|n| format!("s:{}", "%C3%A9%FC".repeat(n))),
+        ),
+        (
+            "dot segments",
+            Box::new(|n| format!("s:/{}{}", "a/".repeat(n), "../".repeat(n))),
+        ),
     ];
     for (name, make) in cases {
         let small = make(100_000);
@@ -226,6 +247,9 @@ fn pathological_inputs_scale_linearly() {
         };
         let ts = time(|| work(&small));
         let tl = time(|| work(&large));
-        assert!(tl < 10.0 * ts.max(1e-4), "{name}: {ts:.4}s for 1x, {tl:.4}s for 4x");
+        assert!(
+            tl < 10.0 * ts.max(1e-4),
+            "{name}: {ts:.4}s for 1x, {tl:.4}s for 4x"
+        );
     }
 }
