@@ -23,7 +23,8 @@ pub(crate) const PCHAR: u8 = UNRESERVED | SUB_DELIM | COLON_AT;
 /// `reserved` (RFC 3986 2.2).
 pub(crate) const RESERVED: u8 = GEN_DELIM | SUB_DELIM;
 
-const fn build() -> [u8; 128] {
+/// Builds the ASCII class table ([`ASCII`]; also used for the parser's own tables).
+pub(crate) const fn build() -> [u8; 128] {
     let mut t = [0u8; 128];
     let mut i = 0;
     while i < 128 {
