@@ -3,7 +3,9 @@
 //! crates.
 
 mod iri_cmds;
+mod ladder_cmds;
 mod lines;
+mod scan_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -28,6 +30,12 @@ enum Command {
     ToIri(iri_cmds::PlainArgs),
     /// Check bidi rules and characters not appropriate in IRIs (3987bis 4.1, 4.2, 5.1, 6.3)
     Check(iri_cmds::PlainArgs),
+    /// Find IRIs in running text
+    Scan(scan_cmd::ScanArgs),
+    /// Normalize IRIs to keys on a rung of the comparison ladder (draft-ietf-iri-comparison 4)
+    Normalize(ladder_cmds::NormalizeArgs),
+    /// Compare two IRIs up the comparison ladder: the lowest rung where they are equivalent
+    Compare(ladder_cmds::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +46,9 @@ fn main() -> ExitCode {
         Command::ToUri(a) => iri_cmds::to_uri(a),
         Command::ToIri(a) => iri_cmds::to_iri(a),
         Command::Check(a) => iri_cmds::check(a),
+        Command::Scan(a) => scan_cmd::run(a),
+        Command::Normalize(a) => ladder_cmds::normalize(a),
+        Command::Compare(a) => ladder_cmds::compare(a),
     };
     match result {
         Ok(code) => code,

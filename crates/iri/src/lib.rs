@@ -6,7 +6,10 @@
 //! - input modes ([`InputMode`]): strict, LEIRI (3987bis 6.1) and Web Address (6.2, WHATWG);
 //! - reference resolution ([`IriRef::resolve`], RFC 3986 5.2, 3987bis 5.5);
 //! - IRI -> URI ([`IriRef::to_uri`], 3987bis 3.3-3.6) and URI -> IRI ([`IriRef::to_iri`], 3.7);
-//! - checks ([`check`]: 3987bis 4.1, 4.2, 5.1, 6.3).
+//! - checks ([`check`]: 3987bis 4.1, 4.2, 5.1, 6.3);
+//! - the comparison ladder ([`normalize`], [`compare`]: draft-ietf-iri-comparison-00 4,
+//!   RFC 3987 5.3): keys at the string, syntax, scheme and protocol rungs, in `uri`, `iri` or
+//!   `surt` form.
 //!
 //! ```
 //! use linksieve_iri::IriRef;
@@ -23,6 +26,7 @@ mod check;
 mod convert;
 mod host;
 mod input;
+mod ladder;
 mod ops;
 mod parse;
 mod resolve;
@@ -35,6 +39,10 @@ pub use check::{Diagnostic, DiagnosticCode, Severity, check};
 pub use convert::{HostMapping, ToUriError, ToUriOptions};
 pub use host::{IdnaError, IdnaProfile, domain_to_ascii};
 pub use input::{InputError, InputMode, leiri_to_iri, parse_input, parse_web, web_to_iri};
+pub use ladder::{
+    Comparison, KeyForm, Level, NormalizeError, NormalizeOptions, RedirectStats, Redirects, Rules,
+    RulesError, RungReport, UnknownName, compare, compare_str, from_surt, normalize, normalize_str,
+};
 pub use ops::{IriError, check_str, has_errors, parse_str, resolve_str, to_iri_str, to_uri_str};
 pub use parse::{
     Component, Grammar, HostKind, IriRef, ParseError, ParseErrorKind, Parts, Spans, parse_ipv4,

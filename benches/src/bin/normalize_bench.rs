@@ -1,0 +1,325 @@
+//! `normalize_bench`: normalization throughput of the comparison ladder against peer crates, on
+//! a real URL list, one thread.
+//!
+//! Every implementation parses a URL and produces its normalized text as a new `String`:
+//! linksieve's key at the scheme rung in `uri` form (and at the syntax rung, which is what
+//! iri-string and fluent-uri normalize to), `url` and `ada-url` parse and serialize (WHATWG,
+//! which lowercases, drops default ports and converts hosts, but never decodes `%7E`),
+//! iri-string and fluent-uri normalize (RFC 3986 6.2.2 syntax normalization). The work differs
+//! between crates; the table says what each does. One warm-up pass, then `--runs` timed passes,
+//! round-robin across implementations; the median pass is reported as URLs per second, with
+//! its ratio to linksieve and to ada-url.
+//!
+//! ```text
+//! normalize_bench [--urls FILE] [--runs N] [--only TEXT]
+//! ```
+
+use linksieve_iri::{InputMode, Level, NormalizeOptions, normalize_str};
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+const DEFAULT_URLS: &str = "/work/shared/corpora/data/url-list-kasztp.txt";
+const DEFAULT_RUNS: usize = 31;
+
+/// One implementation: normalizes every URL, returns how many it accepted.
+struct Case {
+    name: &'static str,
+    op: &'static str,
+    run: fn(&[String]) -> usize,
+}
+
+fn ladder(urls: &[String], level: Level) -> usize {
+    let opts = NormalizeOptions {
+        level,
+        ..Default::default()
+    };
+    let mut ok = 0;
+    for u in urls {
+        match normalize_str(black_box(u.as_str()), InputMode::Strict, &opts) {
+            Ok(k) => {
+                black_box(k);
+                ok += 1;
+            }
+            Err(e) => {
+                black_box(e);
+            }
+        }
+    }
+    ok
+}
+
+fn linksieve_scheme(urls: &[String]) -> usize {
+    ladder(urls, Level::Scheme)
+}
+
+fn linksieve_syntax(urls: &[String]) -> usize {
+    ladder(urls, Level::Syntax)
+}
+
+/// The same URLs with the scheme in uppercase, which no key has: every URL takes the general
+/// path. Made once, in the warm-up pass.
+fn linksieve_general(urls: &[String]) -> usize {
+    static UPPER: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let upper = UPPER.get_or_init(|| {
+        urls.iter()
+            .map(|u| match u.split_once(':') {
+                Some((s, rest)) => format!("{}:{rest}", s.to_ascii_uppercase()),
+                None => u.clone(),
+            })
+            .collect()
+    });
+    ladder(upper, Level::Scheme)
+}
+
+fn linksieve_string(urls: &[String]) -> usize {
+    ladder(urls, Level::String)
+}
+
+fn url_parse(urls: &[String]) -> usize {
+    let mut ok = 0;
+    for u in urls {
+        match url::Url::parse(black_box(u.as_str())) {
+            Ok(r) => {
+                black_box(String::from(r));
+                ok += 1;
+            }
+            Err(e) => {
+                black_box(e);
+            }
+        }
+    }
+    ok
+}
+
+fn ada_parse(urls: &[String]) -> usize {
+    let mut ok = 0;
+    for u in urls {
+        match ada_url::Url::parse(black_box(u.as_str()), None) {
+            Ok(r) => {
+                black_box(r.href().to_owned());
+                ok += 1;
+            }
+            Err(e) => {
+                black_box(e);
+            }
+        }
+    }
+    ok
+}
+
+fn iri_string_normalize(urls: &[String]) -> usize {
+    use iri_string::format::ToDedicatedString;
+    let mut ok = 0;
+    for u in urls {
+        match iri_string::types::IriStr::new(black_box(u.as_str())) {
+            Ok(r) => {
+                black_box(r.normalize().to_dedicated_string());
+                ok += 1;
+            }
+            Err(e) => {
+                black_box(e);
+            }
+        }
+    }
+    ok
+}
+
+fn fluent_normalize(urls: &[String]) -> usize {
+    let mut ok = 0;
+    for u in urls {
+        match fluent_uri::Iri::parse(black_box(u.as_str())) {
+            Ok(r) => {
+                black_box(r.normalize());
+                ok += 1;
+            }
+            Err(e) => {
+                black_box(e);
+            }
+        }
+    }
+    ok
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "linksieve (scheme rung)",
+        op: "normalize_str(Strict, Scheme, uri key)",
+        run: linksieve_scheme,
+    },
+    Case {
+        name: "linksieve (syntax rung)",
+        op: "normalize_str(Strict, Syntax, uri key)",
+        run: linksieve_syntax,
+    },
+    Case {
+        name: "linksieve (general path)",
+        op: "the same, scheme uppercased: no URL is its own key",
+        run: linksieve_general,
+    },
+    Case {
+        name: "linksieve (string rung)",
+        op: "normalize_str(Strict, String): parse + copy, the floor",
+        run: linksieve_string,
+    },
+    Case {
+        name: "url 2.5.8",
+        op: "Url::parse + into String (WHATWG)",
+        run: url_parse,
+    },
+    Case {
+        name: "ada-url 4.0.0",
+        op: "Url::parse + href to String (WHATWG)",
+        run: ada_parse,
+    },
+    Case {
+        name: "iri-string 0.7.14",
+        op: "IriStr::new + normalize().to_dedicated_string()",
+        run: iri_string_normalize,
+    },
+    Case {
+        name: "fluent-uri 0.4.1",
+        op: "Iri::parse + normalize()",
+        run: fluent_normalize,
+    },
+];
+
+fn usage() -> String {
+    format!(
+        "usage: normalize_bench [--urls FILE] [--runs N] [--only TEXT]\n  \
+         --urls  URL list, one per line, a UTF-8 BOM stripped (default {DEFAULT_URLS})\n  \
+         --runs  timed passes per implementation after one warm-up (default {DEFAULT_RUNS})\n  \
+         --only  run only the implementations whose name contains TEXT (profiling)"
+    )
+}
+
+struct Args {
+    urls: PathBuf,
+    runs: usize,
+    only: Option<String>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let (mut urls, mut runs, mut only) = (PathBuf::from(DEFAULT_URLS), DEFAULT_RUNS, None);
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || {
+            it.next()
+                .ok_or_else(|| format!("{flag} needs a value\n{}", usage()))
+        };
+        match flag.as_str() {
+            "--urls" => urls = value()?.into(),
+            "--runs" => {
+                runs = value()?.parse().map_err(|e| format!("--runs: {e}"))?;
+                if runs == 0 {
+                    return Err("--runs must be at least 1".into());
+                }
+            }
+            "--only" => only = Some(value()?),
+            "-h" | "--help" => return Err(usage()),
+            _ => return Err(format!("unknown argument {flag}\n{}", usage())),
+        }
+    }
+    Ok(Args { urls, runs, only })
+}
+
+fn median(d: &mut [Duration]) -> Duration {
+    d.sort_unstable();
+    d[d.len() / 2]
+}
+
+fn main() -> ExitCode {
+    let Args {
+        urls: path,
+        runs,
+        only,
+    } = match parse_args() {
+        Ok(a) => a,
+        Err(m) => {
+            eprintln!("{m}");
+            return ExitCode::from(2);
+        }
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("normalize_bench: {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+    let urls: Vec<String> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let bytes: usize = urls.iter().map(String::len).sum();
+
+    // Correctness first: keys are idempotent; count the URLs that are already their own key
+    // (the fast path).
+    let opts = NormalizeOptions::default();
+    let mut own = 0;
+    for u in &urls {
+        if let Ok(k) = normalize_str(u, InputMode::Strict, &opts) {
+            own += usize::from(k == *u);
+            match normalize_str(&k, InputMode::Strict, &opts) {
+                Ok(k2) if k2 == k => {}
+                other => {
+                    eprintln!("normalize_bench: key {k:?} of {u:?} normalizes to {other:?}");
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
+    }
+
+    println!(
+        "{} URLs ({} bytes) from {}; {} already their own scheme-rung key; {} timed passes after one warm-up; one thread",
+        urls.len(),
+        bytes,
+        path.display(),
+        own,
+        runs
+    );
+    let cases: Vec<&Case> = CASES
+        .iter()
+        .filter(|c| only.as_ref().is_none_or(|o| c.name.contains(o.as_str())))
+        .collect();
+    let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(runs); cases.len()];
+    let mut accepted = vec![0; cases.len()];
+    for (i, c) in cases.iter().enumerate() {
+        accepted[i] = (c.run)(&urls);
+    }
+    for _ in 0..runs {
+        for (i, c) in cases.iter().enumerate() {
+            let t = Instant::now();
+            black_box((c.run)(black_box(&urls)));
+            times[i].push(t.elapsed());
+        }
+    }
+    let rates: Vec<f64> = times
+        .iter_mut()
+        .map(|t| urls.len() as f64 / median(t).as_secs_f64())
+        .collect();
+    let ada = cases
+        .iter()
+        .position(|c| c.name.starts_with("ada-url"))
+        .map_or(f64::NAN, |i| rates[i]);
+    println!(
+        "{:<24} {:>9} {:>12} {:>12} {:>10}  operation",
+        "implementation", "accepted", "URLs/s", "vs linksieve", "vs ada-url"
+    );
+    for (i, c) in cases.iter().enumerate() {
+        println!(
+            "{:<24} {:>9} {:>12.0} {:>11.2}x {:>9.2}x  {}",
+            c.name,
+            accepted[i],
+            rates[i],
+            rates[i] / rates[0],
+            rates[i] / ada,
+            c.op
+        );
+    }
+    ExitCode::SUCCESS
+}

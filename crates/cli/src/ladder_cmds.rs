@@ -1,0 +1,213 @@
+//! `normalize` and `compare`: thin wrappers over the comparison ladder of `linksieve_iri`
+//! (draft-ietf-iri-comparison-00 section 4).
+
+use crate::lines::{self, LineArgs, Mode, Reply};
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use linksieve_iri::{
+    Comparison, InputMode, KeyForm, Level, NormalizeOptions, Redirects, Rules, compare_str,
+    normalize_str,
+};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// A rung of the ladder.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum LevelArg {
+    /// The text as given (4.1).
+    String,
+    /// Case, percent-encoding, dot segments (4.2).
+    Syntax,
+    /// Ports, empty path, IDNA hosts, IPv6 (4.3).
+    Scheme,
+    /// No fragment; optional rules and redirects (4.4).
+    Protocol,
+}
+
+impl From<LevelArg> for Level {
+    fn from(l: LevelArg) -> Self {
+        match l {
+            LevelArg::String => Level::String,
+            LevelArg::Syntax => Level::Syntax,
+            LevelArg::Scheme => Level::Scheme,
+            LevelArg::Protocol => Level::Protocol,
+        }
+    }
+}
+
+/// The form of a key.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum FormArg {
+    /// ASCII URI: punycode hosts, percent-encoded UTF-8.
+    Uri,
+    /// Readable IRI (3987bis 3.7).
+    Iri,
+    /// SURT with the scheme: `http://(com,example,)/path`.
+    Surt,
+}
+
+impl From<FormArg> for KeyForm {
+    fn from(f: FormArg) -> Self {
+        match f {
+            FormArg::Uri => KeyForm::Uri,
+            FormArg::Iri => KeyForm::Iri,
+            FormArg::Surt => KeyForm::Surt,
+        }
+    }
+}
+
+/// Options of both commands.
+#[derive(Args, Debug)]
+pub struct LadderArgs {
+    /// Rung of the comparison ladder (draft-ietf-iri-comparison-00 4.1-4.4).
+    #[arg(long, value_enum, default_value_t = LevelArg::Scheme)]
+    level: LevelArg,
+    /// Unicode NFC at the syntax rung: for text transcoded from a legacy encoding (CMP 4.2.2).
+    #[arg(long)]
+    nfc: bool,
+    /// Protocol-rung rules, a TOML file (needs --level protocol).
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
+    /// Redirects seen by a crawler, `FROM<TAB>TO` per line (needs --level protocol).
+    #[arg(long, value_name = "FILE")]
+    redirects: Option<PathBuf>,
+}
+
+/// `linksieve normalize`.
+#[derive(Args, Debug)]
+pub struct NormalizeArgs {
+    #[command(flatten)]
+    ladder: LadderArgs,
+    /// Form of the key.
+    #[arg(long, value_enum, default_value_t = FormArg::Uri)]
+    form: FormArg,
+    #[command(flatten)]
+    lines: LineArgs,
+    /// IRIs (none, or `-`: read stdin).
+    items: Vec<String>,
+}
+
+/// `linksieve compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    ladder: LadderArgs,
+    /// List, for each rung climbed, the two keys and the components the rung changed.
+    #[arg(long)]
+    explain: bool,
+    /// How the two IRIs are read before parsing.
+    #[arg(long, value_enum, default_value_t = Mode::Strict)]
+    input: Mode,
+    /// The first IRI.
+    a: String,
+    /// The second IRI.
+    b: String,
+}
+
+/// Builds the options; reports the redirect file's counts on stderr.
+fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<NormalizeOptions> {
+    let level: Level = l.level.into();
+    if level != Level::Protocol && (l.rules.is_some() || l.redirects.is_some()) {
+        bail!("--rules and --redirects apply at the protocol rung: add --level protocol");
+    }
+    let mut opts = NormalizeOptions {
+        level,
+        form,
+        nfc: l.nfc,
+        ..Default::default()
+    };
+    if let Some(path) = &l.rules {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let rules = Rules::from_toml(&text).with_context(|| path.display().to_string())?;
+        opts.rules = Some(Arc::new(rules));
+    }
+    if let Some(path) = &l.redirects {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let r = Redirects::parse(&text, mode, &opts);
+        let s = r.stats();
+        eprintln!(
+            "linksieve: {}: {} redirects: {} learned, {} already equal, {} ignored (more than a trailing slash differs, CMP 4.4), {} invalid",
+            path.display(),
+            s.lines,
+            s.learned,
+            s.same,
+            s.ignored,
+            s.invalid
+        );
+        for p in r.problems() {
+            eprintln!("linksieve: {}: {p}", path.display());
+        }
+        opts.redirects = Some(Arc::new(r));
+    }
+    Ok(opts)
+}
+
+/// Runs `linksieve normalize`.
+pub fn normalize(a: &NormalizeArgs) -> Result<ExitCode> {
+    let mode = a.lines.input.into();
+    let opts = options(&a.ladder, mode, a.form.into())?;
+    lines::run(&a.items, &a.lines, |s| {
+        normalize_str(s, mode, &opts).map(Reply::text)
+    })
+}
+
+/// Runs `linksieve compare`: `equivalent at <rung>` (exit 0), `different up to <rung>` (exit
+/// 1); an input without a key is reported on stderr (exit 2).
+pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
+    let mode: InputMode = a.input.into();
+    let opts = options(&a.ladder, mode, KeyForm::Uri)?;
+    let c = match compare_str(&a.a, &a.b, mode, &opts) {
+        Ok(c) => c,
+        Err(e) => {
+            let mut named = false;
+            for (name, s) in [("A", &a.a), ("B", &a.b)] {
+                if let Err(e) = normalize_str(s, mode, &opts.at(e.level())) {
+                    eprintln!("linksieve: {name}: {e}");
+                    named = true;
+                }
+            }
+            if !named {
+                eprintln!("linksieve: {e}");
+            }
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    if a.explain {
+        write!(out, "{}", explain(&c))?;
+    }
+    Ok(match c.equivalent_at {
+        Some(level) => {
+            writeln!(out, "equivalent at {level}")?;
+            ExitCode::SUCCESS
+        }
+        None => {
+            writeln!(out, "different up to {}", opts.level)?;
+            ExitCode::from(1)
+        }
+    })
+}
+
+/// The `--explain` listing: per rung, both keys and what the rung changed in each.
+fn explain(c: &Comparison) -> String {
+    let mut out = String::new();
+    for r in &c.rungs {
+        for (i, name) in ["A", "B"].into_iter().enumerate() {
+            let rung = if i == 0 { r.level.name() } else { "" };
+            let changed = if r.changed[i].is_empty() {
+                String::new()
+            } else {
+                let names: Vec<_> = r.changed[i].iter().map(|c| c.rule()).collect();
+                format!("\t(changed: {})", names.join(", "))
+            };
+            out.push_str(&format!("{rung:<9} {name}  {}{changed}\n", r.keys[i]));
+        }
+        let verdict = if r.equal() { "equal" } else { "different" };
+        out.push_str(&format!("{:<9} => {verdict}\n", ""));
+    }
+    out
+}

@@ -1,0 +1,194 @@
+//! `linksieve scan`: find IRIs in running text of any encoding (the `linksieve_scan` crate).
+//! Reads files or stdin (`-`) in chunks; prints one link per line (text) or one JSON object per
+//! link (`--format jsonl`). Exit status: 0, or 1 when an input could not be read; usage errors
+//! (an unknown encoding label) are 2, from `main`.
+
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::ValueEnum;
+use linksieve_scan::{DEFAULT_MAX_LINK_LEN, EncodingChoice, Hit, ScanOptions, ScanStats, Scanner};
+use serde_json::json;
+
+/// Output format of `scan`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ScanFormat {
+    /// One link per line, exactly the link text.
+    #[default]
+    Text,
+    /// One JSON object per link: link, file, start, end, line, kind, trimmed, trailing,
+    /// encoding, from_legacy, nfc_changed.
+    Jsonl,
+}
+
+/// Options of `linksieve scan`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ScanArgs {
+    /// Input encoding: any WHATWG label (utf-8, shift_jis, gbk, windows-1251, ...) or `auto`
+    /// (BOM, else UTF-16 by its NUL pattern, else UTF-8 if the first 64 KiB validate, else a
+    /// chardetng guess). A BOM always wins.
+    #[arg(long, value_name = "LABEL|auto", default_value = "auto")]
+    pub encoding: String,
+    /// Also find links without a scheme: www.example.com, example.com/path (public-suffix
+    /// check), bare IPv4 and IPv6 addresses.
+    #[arg(long)]
+    pub schemeless: bool,
+    /// Also find bare e-mail addresses.
+    #[arg(long)]
+    pub email: bool,
+    /// URIs only: a non-ASCII character ends a link.
+    #[arg(long)]
+    pub ascii_only: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ScanFormat::Text)]
+    pub format: ScanFormat,
+    /// Longest link in bytes; longer candidates are counted and skipped.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINK_LEN)]
+    pub max_link_len: usize,
+    /// Print counters (bytes, links, malformed input, skipped candidates) to stderr.
+    #[arg(long)]
+    pub stats: bool,
+    /// Files to read; `-` or none for standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+const CHUNK: usize = 1 << 20;
+
+/// Runs `linksieve scan`.
+pub fn run(args: &ScanArgs) -> Result<ExitCode> {
+    let encoding = EncodingChoice::from_label(&args.encoding)?;
+    let opts = ScanOptions {
+        encoding,
+        schemeless: args.schemeless,
+        email: args.email,
+        ascii_only: args.ascii_only,
+        max_link_len: args.max_link_len,
+    };
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let stdin_only = [PathBuf::from("-")];
+    let files: &[PathBuf] = if args.files.is_empty() {
+        &stdin_only
+    } else {
+        &args.files
+    };
+    let mut failed = false;
+    let mut total = ScanStats::default();
+    for path in files {
+        match scan_one(path, &opts, args, &mut out) {
+            Ok(s) => add(&mut total, &s),
+            Err(e) if is_broken_pipe(&e) => return Err(e),
+            Err(e) => {
+                failed = true;
+                out.flush().context("writing output")?;
+                if args.format == ScanFormat::Jsonl {
+                    let line = json!({"file": name(path), "error": format!("{e:#}")});
+                    writeln!(out, "{line}").context("writing output")?;
+                } else {
+                    eprintln!("linksieve scan: {}: {e:#}", name(path));
+                }
+            }
+        }
+    }
+    out.flush().context("writing output")?;
+    if args.stats {
+        eprintln!(
+            "linksieve scan: {} bytes, {} links, {} malformed sequences ({} bytes), {} candidates too long",
+            total.bytes_in,
+            total.hits,
+            total.malformed_sequences,
+            total.malformed_bytes,
+            total.too_long
+        );
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn name(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "-".to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+fn add(total: &mut ScanStats, s: &ScanStats) {
+    total.bytes_in += s.bytes_in;
+    total.hits += s.hits;
+    total.malformed_sequences += s.malformed_sequences;
+    total.malformed_bytes += s.malformed_bytes;
+    total.too_long += s.too_long;
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn scan_one(
+    path: &Path,
+    opts: &ScanOptions,
+    args: &ScanArgs,
+    out: &mut impl Write,
+) -> Result<ScanStats> {
+    let file = name(path);
+    let mut reader: Box<dyn Read> = if file == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).context("cannot open")?)
+    };
+    let mut scanner = Scanner::new(opts);
+    let mut buf = vec![0u8; CHUNK];
+    let mut hits = Vec::new();
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e).context("cannot read"),
+        };
+        scanner.feed(&buf[..n], &mut hits)?;
+        write_hits(&hits, &file, args.format, out)?;
+        hits.clear();
+    }
+    scanner.finish(&mut hits)?;
+    write_hits(&hits, &file, args.format, out)?;
+    Ok(*scanner.stats())
+}
+
+fn write_hits(hits: &[Hit], file: &str, format: ScanFormat, out: &mut impl Write) -> Result<()> {
+    for h in hits {
+        match format {
+            ScanFormat::Text => {
+                out.write_all(h.text.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+            ScanFormat::Jsonl => {
+                let v = json!({
+                    "link": h.text,
+                    "file": file,
+                    "start": h.start,
+                    "end": h.end,
+                    "line": h.line,
+                    "kind": h.kind.as_str(),
+                    "trimmed": h.trimmed.tags(),
+                    "trailing": h.trimmed.trailing,
+                    "encoding": h.encoding.name(),
+                    "from_legacy": h.from_legacy,
+                    "nfc_changed": h.nfc_changed,
+                });
+                writeln!(out, "{v}")?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,411 @@
+//! The approximate seen-set: a blocked Bloom filter that knows its own current error rate.
+
+use crate::{DedupError, Fingerprint, Result, SeenSet};
+
+/// Bits per block: one 64-byte cache line.
+const BLOCK_BITS: usize = 512;
+const WORDS: usize = BLOCK_BITS / 64;
+/// Bit positions taken from one 64-bit word of hash (9 bits each).
+const POS_PER_WORD: u32 = 7;
+/// Largest number of bits set per key.
+const MAX_K: u32 = 16;
+
+/// An approximate seen-set (opt-in): a blocked Bloom filter sized for an expected number of
+/// keys and a false-positive rate. It never calls a seen key new; it may call a new key seen
+/// (the key is wrongly dropped), and it keeps a running estimate of how many times that
+/// happened, [`expected_false_positives`](BloomSet::expected_false_positives), for the run's
+/// summary.
+///
+/// Layout: blocks of 512 bits (one cache line); a key picks its block with the fingerprint's
+/// high 64 bits and `k` bit positions inside it with 9-bit slices of the low 64 bits (mixed
+/// again every 7 positions). `k` and the number of blocks are chosen at construction as the
+/// smallest filter whose modelled error rate at the expected count is at most the target
+/// (model: keys per block are Poisson, a block with `j` keys has each bit set with probability
+/// `1 - (1 - 1/512)^(j k)`).
+///
+/// Error estimate: the filter keeps, per block, its number of set bits `x_b` (read with
+/// popcount), and the sum `S = Σ_b (x_b / 512)^k`. The probability that a key never inserted
+/// is reported seen is then exactly `p = S / blocks` (its `k` positions are uniform in a uniform
+/// block). The estimate adds `p / (1 - p)` for every insert reported *new*, with `p` taken just
+/// before that insert. This is unbiased for the number of new keys wrongly reported seen: a new
+/// key is reported new with probability `1 - p` and then adds `p / (1 - p)`, so it contributes
+/// `p` on average, which is its chance of being a false positive; a seen key is never reported
+/// new and adds nothing. (Summing `p` over all inserts instead would count every duplicate.)
+///
+/// ```
+/// use linksieve_dedup::{BloomSet, Fingerprint};
+/// let mut set = BloomSet::new(1000, 0.01).unwrap();
+/// assert!(set.insert(Fingerprint::of(b"http://a/")));
+/// assert!(!set.insert(Fingerprint::of(b"http://a/")));
+/// assert!(set.expected_false_positives() < 1e-6);
+/// ```
+#[derive(Clone, Debug)]
+pub struct BloomSet {
+    blocks: Vec<[u64; WORDS]>,
+    k: u32,
+    /// `(x / 512)^k` for x in 0..=512.
+    pow: Vec<f64>,
+    /// `Σ_b (x_b / 512)^k`.
+    fill_sum: f64,
+    len: u64,
+    expected_fp: f64,
+}
+
+impl BloomSet {
+    /// A filter for about `expected_items` keys with a false-positive rate of at most `fp_rate`
+    /// once that many are in (more keys are accepted; the rate then rises, and the estimate with
+    /// it). `fp_rate` must be in `[1e-12, 0.5]`.
+    ///
+    /// ```
+    /// use linksieve_dedup::BloomSet;
+    /// let set = BloomSet::new(1_000_000, 0.001).unwrap();
+    /// assert!(set.bits() / 1_000_000 < 20);
+    /// assert!(BloomSet::new(10, 0.0).is_err());
+    /// ```
+    pub fn new(expected_items: u64, fp_rate: f64) -> Result<BloomSet> {
+        // NaN fails the range check too.
+        if !(1e-12..=0.5).contains(&fp_rate) {
+            return Err(DedupError::InvalidConfig(format!(
+                "Bloom false-positive rate {fp_rate} is outside [1e-12, 0.5]"
+            )));
+        }
+        let n = expected_items.max(1) as f64;
+        let mut best: Option<(u64, u32)> = None;
+        for k in 1..=MAX_K {
+            if let Some(blocks) = min_blocks(n, k, fp_rate) {
+                if best.is_none_or(|(b, _)| blocks < b) {
+                    best = Some((blocks, k));
+                }
+            }
+        }
+        let Some((blocks, k)) = best else {
+            return Err(DedupError::InvalidConfig(format!(
+                "no Bloom filter of at most 16 hashes reaches rate {fp_rate}"
+            )));
+        };
+        let blocks = usize::try_from(blocks).map_err(|_| {
+            DedupError::InvalidConfig(format!("a Bloom filter of {blocks} blocks is too large"))
+        })?;
+        Ok(BloomSet::with_blocks(blocks, k))
+    }
+
+    /// A filter of exactly `blocks` 512-bit blocks and `k` bits per key (`k` clamped to
+    /// 1..=16, `blocks` to at least 1).
+    ///
+    /// ```
+    /// use linksieve_dedup::BloomSet;
+    /// let set = BloomSet::with_blocks(100, 8);
+    /// assert_eq!(set.bits(), 51_200);
+    /// assert_eq!(set.hashes(), 8);
+    /// ```
+    pub fn with_blocks(blocks: usize, k: u32) -> BloomSet {
+        let k = k.clamp(1, MAX_K);
+        BloomSet {
+            blocks: vec![[0; WORDS]; blocks.max(1)],
+            k,
+            pow: (0..=BLOCK_BITS)
+                .map(|x| (x as f64 / BLOCK_BITS as f64).powi(k as i32))
+                .collect(),
+            fill_sum: 0.0,
+            len: 0,
+            expected_fp: 0.0,
+        }
+    }
+
+    #[inline]
+    fn locate(&self, fp: Fingerprint) -> (usize, u64) {
+        let hi = (fp.0 >> 64) as u64;
+        let b = ((hi as u128 * self.blocks.len() as u128) >> 64) as usize;
+        (b, fp.0 as u64)
+    }
+
+    /// Inserts a fingerprint; true when the filter did not hold it (certainly new), false when
+    /// it did (seen, or a false positive).
+    ///
+    /// ```
+    /// use linksieve_dedup::{BloomSet, Fingerprint};
+    /// let mut set = BloomSet::new(100, 0.01).unwrap();
+    /// assert!(set.insert(Fingerprint(12345)));
+    /// assert!(!set.insert(Fingerprint(12345)));
+    /// ```
+    #[inline]
+    pub fn insert(&mut self, fp: Fingerprint) -> bool {
+        let (b, mut h) = self.locate(fp);
+        let k = self.k;
+        let block = &mut self.blocks[b];
+        let mut newly = 0usize;
+        for i in 0..k {
+            let slot = i % POS_PER_WORD;
+            if i > 0 && slot == 0 {
+                h = mix(h);
+            }
+            let pos = (h >> (slot * 9)) as usize & (BLOCK_BITS - 1);
+            let mask = 1u64 << (pos & 63);
+            let w = &mut block[pos >> 6];
+            if *w & mask == 0 {
+                *w |= mask;
+                newly += 1;
+            }
+        }
+        if newly == 0 {
+            return false;
+        }
+        let after = block.iter().map(|w| w.count_ones() as usize).sum::<usize>();
+        let p = self.current_false_positive_rate().min(1.0 - 1e-12);
+        self.expected_fp += p / (1.0 - p);
+        self.fill_sum += self.pow[after] - self.pow[after - newly];
+        self.len += 1;
+        true
+    }
+
+    /// True when the filter holds the fingerprint (or a false positive says so).
+    ///
+    /// ```
+    /// use linksieve_dedup::{BloomSet, Fingerprint};
+    /// let mut set = BloomSet::new(100, 0.01).unwrap();
+    /// set.insert(Fingerprint(1));
+    /// assert!(set.contains(Fingerprint(1)));
+    /// ```
+    #[inline]
+    pub fn contains(&self, fp: Fingerprint) -> bool {
+        let (b, mut h) = self.locate(fp);
+        let block = &self.blocks[b];
+        for i in 0..self.k {
+            let slot = i % POS_PER_WORD;
+            if i > 0 && slot == 0 {
+                h = mix(h);
+            }
+            let pos = (h >> (slot * 9)) as usize & (BLOCK_BITS - 1);
+            if block[pos >> 6] & (1u64 << (pos & 63)) == 0 {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The probability, now, that a key never inserted is reported seen:
+    /// `Σ_b (x_b / 512)^k / blocks`, with `x_b` the set bits of block `b`.
+    ///
+    /// ```
+    /// use linksieve_dedup::{BloomSet, Fingerprint};
+    /// let mut set = BloomSet::new(1000, 0.01).unwrap();
+    /// assert_eq!(set.current_false_positive_rate(), 0.0);
+    /// for i in 0..1000u128 { set.insert(Fingerprint(i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835))); }
+    /// assert!(set.current_false_positive_rate() <= 0.011);
+    /// ```
+    pub fn current_false_positive_rate(&self) -> f64 {
+        (self.fill_sum / self.blocks.len() as f64).clamp(0.0, 1.0)
+    }
+
+    /// The expected number of new keys wrongly reported seen so far:
+    /// `Σ p / (1 - p)` over the inserts reported new, `p` being
+    /// [`current_false_positive_rate`](BloomSet::current_false_positive_rate) just before each
+    /// (an unbiased estimate; see the type's documentation).
+    ///
+    /// ```
+    /// use linksieve_dedup::{BloomSet, Fingerprint};
+    /// let mut set = BloomSet::new(10_000, 0.01).unwrap();
+    /// for i in 0..10_000u128 { set.insert(Fingerprint(i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835))); }
+    /// let e = set.expected_false_positives();
+    /// assert!(e > 5.0 && e < 50.0, "{e}");
+    /// ```
+    pub fn expected_false_positives(&self) -> f64 {
+        self.expected_fp
+    }
+
+    /// Bits in the filter.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_dedup::BloomSet::with_blocks(2, 3).bits(), 1024);
+    /// ```
+    pub fn bits(&self) -> u64 {
+        self.blocks.len() as u64 * BLOCK_BITS as u64
+    }
+
+    /// Bits set per key (`k`).
+    ///
+    /// ```
+    /// assert_eq!(linksieve_dedup::BloomSet::with_blocks(2, 3).hashes(), 3);
+    /// ```
+    pub fn hashes(&self) -> u32 {
+        self.k
+    }
+}
+
+/// The SplitMix64 finalizer: fresh positions when a key needs more than 7.
+#[inline]
+fn mix(h: u64) -> u64 {
+    let mut z = h.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Modelled false-positive rate of a blocked filter with `lambda` keys per block on average
+/// and `k` bits per key (see [`BloomSet`]). The Poisson weights are computed from the mode
+/// outwards in log space, so large `lambda` does not underflow.
+fn model_rate(lambda: f64, k: u32) -> f64 {
+    let q = 1.0 - 1.0 / BLOCK_BITS as f64;
+    let term = |j: f64| {
+        let bit = 1.0 - q.powf(j * k as f64);
+        bit.powi(k as i32)
+    };
+    let mode = lambda.floor();
+    let width = 12.0 * lambda.sqrt() + 30.0;
+    // ln P(mode) = -lambda + mode ln(lambda) - ln(mode!)
+    let ln_p_mode = if mode == 0.0 {
+        -lambda
+    } else {
+        -lambda + mode * lambda.ln() - ln_factorial(mode)
+    };
+    let p_mode = ln_p_mode.exp();
+    let mut sum = p_mode * term(mode);
+    // Upwards: P(j) = P(j - 1) lambda / j.
+    let (mut j, mut p) = (mode, p_mode);
+    while j < mode + width {
+        j += 1.0;
+        p *= lambda / j;
+        sum += p * term(j);
+    }
+    // Downwards: P(j - 1) = P(j) j / lambda.
+    let (mut j, mut p) = (mode, p_mode);
+    while j > 0.0 && j > mode - width {
+        p *= j / lambda;
+        j -= 1.0;
+        sum += p * term(j);
+    }
+    sum
+}
+
+/// `ln(n!)` by Stirling's series (exact to ~1e-10 for n >= 1; summed directly below 20).
+fn ln_factorial(n: f64) -> f64 {
+    if n < 20.0 {
+        return (2..=n as u32).map(|i| (i as f64).ln()).sum();
+    }
+    n * n.ln() - n + 0.5 * (2.0 * std::f64::consts::PI * n).ln() + 1.0 / (12.0 * n)
+        - 1.0 / (360.0 * n * n * n)
+}
+
+/// The fewest blocks for which `n` keys with `k` bits each stay at or below `rate`.
+fn min_blocks(n: f64, k: u32, rate: f64) -> Option<u64> {
+    // At one key per 4 blocks the rate is about (k/512)^k / 4; beyond that, give up.
+    let mut hi = (n * 4.0).ceil().max(1.0) as u64;
+    if model_rate(n / hi as f64, k) > rate {
+        return None;
+    }
+    let mut lo = 1u64;
+    if model_rate(n / lo as f64, k) <= rate {
+        return Some(lo);
+    }
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if model_rate(n / mid as f64, k) <= rate {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
+}
+
+impl SeenSet for BloomSet {
+    /// Never fails.
+    fn insert_batch(&mut self, fps: &[Fingerprint], new: &mut Vec<bool>) -> Result<()> {
+        new.clear();
+        new.extend(fps.iter().map(|&fp| self.insert(fp)));
+        Ok(())
+    }
+
+    /// Inserts reported new.
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.blocks.capacity() * BLOCK_BITS / 8
+            + self.pow.capacity() * std::mem::size_of::<f64>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fp(i: u64, salt: u64) -> Fingerprint {
+        let a = mix(i ^ mix(salt.wrapping_mul(0x2545_F491_4F6C_DD1D)));
+        Fingerprint(((a as u128) << 64) | mix(a) as u128)
+    }
+
+    #[test]
+    fn no_false_negatives_and_estimate_tracks_reality() {
+        let n = 100_000u64;
+        let mut set = BloomSet::new(n, 0.01).unwrap();
+        let mut false_seen = 0u64;
+        for i in 0..n {
+            // Every key is distinct: any "seen" is a false positive.
+            if !set.insert(fp(i, 1)) {
+                false_seen += 1;
+            }
+        }
+        for i in 0..n {
+            assert!(set.contains(fp(i, 1)));
+            assert!(!set.insert(fp(i, 1)));
+        }
+        let e = set.expected_false_positives();
+        // The count is a sum of independent-ish Bernoulli trials: within 5 sd of its mean.
+        assert!(
+            (false_seen as f64 - e).abs() <= 5.0 * e.sqrt() + 3.0,
+            "actual {false_seen}, estimated {e}"
+        );
+        // Duplicates did not move the estimate.
+        assert_eq!(set.len() + false_seen, n);
+        // The measured rate on fresh keys matches the exact current rate, and the target.
+        let p = set.current_false_positive_rate();
+        let probes = 200_000u64;
+        let hits = (0..probes).filter(|&i| set.contains(fp(i, 2))).count() as f64;
+        let sd = (probes as f64 * p).sqrt();
+        assert!(
+            (hits - probes as f64 * p).abs() <= 5.0 * sd + 3.0,
+            "{hits} vs {}",
+            probes as f64 * p
+        );
+        assert!(p <= 0.0105, "rate {p} at the expected count");
+    }
+
+    #[test]
+    fn fill_sum_equals_recomputation() {
+        let mut set = BloomSet::with_blocks(64, 11);
+        for i in 0..5000 {
+            set.insert(fp(i, 3));
+        }
+        let exact: f64 = set
+            .blocks
+            .iter()
+            .map(|b| set.pow[b.iter().map(|w| w.count_ones() as usize).sum::<usize>()])
+            .sum();
+        assert!((exact - set.fill_sum).abs() < 1e-9 * exact.max(1.0));
+    }
+
+    #[test]
+    fn sizing_is_near_the_model_optimum() {
+        let set = BloomSet::new(1_000_000, 0.01).unwrap();
+        let bits_per_key = set.bits() as f64 / 1e6;
+        // A classic Bloom filter needs 9.6 bits per key at 1%; blocking costs a little more.
+        assert!((9.6..12.0).contains(&bits_per_key), "{bits_per_key}");
+        assert!(model_rate(1e6 / set.blocks.len() as f64, set.k) <= 0.01);
+        assert!(BloomSet::new(1, f64::NAN).is_err());
+        assert!(BloomSet::new(0, 0.5).is_ok());
+    }
+
+    #[test]
+    fn model_weights_sum_to_one() {
+        // With k bits in a block of 512, term(j) -> 1 as j grows; check the Poisson part alone
+        // through a rate that is 1 for every j >= 1: k = 1, huge lambda.
+        assert!((model_rate(1e6, 1) - 1.0).abs() < 1e-6);
+        assert!(model_rate(0.0, 4) == 0.0);
+        let f = ln_factorial(25.0);
+        let exact: f64 = (2..=25).map(|i| (i as f64).ln()).sum();
+        assert!((f - exact).abs() < 1e-9);
+    }
+}

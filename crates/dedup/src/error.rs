@@ -1,0 +1,87 @@
+//! Typed errors of the seen-sets.
+
+use std::path::PathBuf;
+
+/// Why a seen-set operation failed. The in-memory sets never fail; the spill set fails on I/O
+/// of its run files, the persistent set on its store.
+///
+/// ```
+/// use linksieve_dedup::DedupError;
+/// let e = DedupError::InvalidConfig("fp_rate must be in (0, 1)".into());
+/// assert_eq!(e.to_string(), "invalid seen-set configuration: fp_rate must be in (0, 1)");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DedupError {
+    /// A parameter is out of range (a Bloom error rate outside (0, 1), a zero budget...).
+    #[error("invalid seen-set configuration: {0}")]
+    InvalidConfig(String),
+    /// An I/O operation on a spill file or folder failed.
+    #[error("{op} {}: {source}", path.display())]
+    Io {
+        /// What was being done (`"create run file"`, `"read run file"`...).
+        op: &'static str,
+        /// The file or folder.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A spill run file is shorter or longer than what was written to it.
+    #[error("spill run file {} is damaged: {detail}", path.display())]
+    CorruptRun {
+        /// The run file.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The persistent store could not be opened, read or written (the embedded database's
+    /// error, kept as the source).
+    #[error("seen store {}: {source}", path.display())]
+    Store {
+        /// The store file.
+        path: PathBuf,
+        /// The database's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
+    },
+    /// The persistent store holds keys of another kind (another fingerprint version, rung, form
+    /// or rule set) and refuses to mix them.
+    #[error(
+        "seen store {} was made with {field} {stored:?}, this run uses {requested:?}; \
+         use another store",
+        path.display()
+    )]
+    IdentityMismatch {
+        /// The store file.
+        path: PathBuf,
+        /// Which field differs (`"fingerprint version"`, `"rung"`, `"form"`, `"rule-set version"`,
+        /// `"store format"`).
+        field: &'static str,
+        /// The value recorded in the store.
+        stored: String,
+        /// The value this run asked for.
+        requested: String,
+    },
+    /// The persistent store's contents are not in the expected format.
+    #[error("seen store {} is damaged: {detail}", path.display())]
+    CorruptStore {
+        /// The store file.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+    /// [`SeenSet::insert_batch`](crate::SeenSet::insert_batch) was called on a
+    /// [`SpillSet`](crate::SpillSet) that still holds items pushed with
+    /// [`SpillSet::push`](crate::SpillSet::push): flush them first.
+    #[error("the spill set holds {0} pushed items: flush them before a batch insert")]
+    PendingItems(usize),
+}
+
+/// Shorthand for results of this crate.
+///
+/// ```
+/// fn f() -> linksieve_dedup::Result<u64> { Ok(1) }
+/// assert_eq!(f().unwrap(), 1);
+/// ```
+pub type Result<T, E = DedupError> = std::result::Result<T, E>;

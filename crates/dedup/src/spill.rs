@@ -1,0 +1,746 @@
+//! The exact seen-set with a memory budget: sorted runs of fingerprints on disk (the Mercator /
+//! Heritrix FPMerge design), answers in arrival order.
+
+use crate::{DedupError, Fingerprint, Result, SeenSet};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Bytes of one fingerprint in a run file (little-endian `u128`).
+const FP_BYTES: usize = 16;
+/// Smallest and largest I/O buffer per open run file.
+const MIN_IO_BUF: usize = 4096;
+const MAX_IO_BUF: usize = 1 << 20;
+/// Default bound on the number of run files before they are merged into one.
+const DEFAULT_MAX_RUNS: usize = 16;
+
+/// How a [`SpillSet`] uses memory and disk.
+///
+/// ```
+/// use linksieve_dedup::SpillConfig;
+/// let cfg = SpillConfig::new(64 << 20).temp_dir(std::env::temp_dir()).max_runs(8);
+/// assert_eq!(cfg.memory_budget(), 64 << 20);
+/// ```
+#[derive(Clone, Debug)]
+pub struct SpillConfig {
+    memory_budget: usize,
+    temp_dir: Option<PathBuf>,
+    max_runs: usize,
+    batch_capacity: Option<usize>,
+}
+
+impl SpillConfig {
+    /// A configuration with a memory budget in bytes (pending items plus I/O buffers; see
+    /// [`SpillSet`]), the system's temporary folder, and at most 16 run files.
+    ///
+    /// ```
+    /// let cfg = linksieve_dedup::SpillConfig::new(1 << 30);
+    /// assert_eq!(cfg.memory_budget(), 1 << 30);
+    /// ```
+    pub fn new(memory_budget: usize) -> SpillConfig {
+        SpillConfig {
+            memory_budget,
+            temp_dir: None,
+            max_runs: DEFAULT_MAX_RUNS,
+            batch_capacity: None,
+        }
+    }
+
+    /// The folder in which the set makes its own temporary folder for run files (removed, with
+    /// the files, when the set is dropped).
+    ///
+    /// ```
+    /// let cfg = linksieve_dedup::SpillConfig::new(1 << 20).temp_dir("/tmp");
+    /// # let _ = cfg;
+    /// ```
+    pub fn temp_dir(mut self, dir: impl Into<PathBuf>) -> SpillConfig {
+        self.temp_dir = Some(dir.into());
+        self
+    }
+
+    /// The largest number of run files kept; one more and all are merged into one (k-way).
+    /// Each merge pass reads every run, so more runs cost no more reading, but fewer runs keep
+    /// fewer files and buffers. At least 1.
+    ///
+    /// ```
+    /// let cfg = linksieve_dedup::SpillConfig::new(1 << 20).max_runs(1); // FPMerge: one file
+    /// # let _ = cfg;
+    /// ```
+    pub fn max_runs(mut self, n: usize) -> SpillConfig {
+        self.max_runs = n.max(1);
+        self
+    }
+
+    /// Overrides the number of pending items per merge pass that the budget would give (for
+    /// tests and tuning). At least 1.
+    ///
+    /// ```
+    /// let cfg = linksieve_dedup::SpillConfig::new(1 << 20).batch_capacity(10);
+    /// # let _ = cfg;
+    /// ```
+    pub fn batch_capacity(mut self, n: usize) -> SpillConfig {
+        self.batch_capacity = Some(n.max(1));
+        self
+    }
+
+    /// The memory budget in bytes.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_dedup::SpillConfig::new(5).memory_budget(), 5);
+    /// ```
+    pub fn memory_budget(&self) -> usize {
+        self.memory_budget
+    }
+}
+
+/// A pending fingerprint with its position in the batch (24 bytes; `u128` would align to 32).
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    hi: u64,
+    lo: u64,
+    idx: u32,
+}
+
+impl Pending {
+    #[inline]
+    fn fp(&self) -> u128 {
+        ((self.hi as u128) << 64) | self.lo as u128
+    }
+}
+
+#[derive(Debug)]
+struct Run {
+    path: PathBuf,
+    len: u64,
+}
+
+/// Everything but the caller's tokens.
+#[derive(Debug)]
+struct Core {
+    pending: Vec<Pending>,
+    capacity: usize,
+    io_buf: usize,
+    max_runs: usize,
+    runs: Vec<Run>,
+    dir: tempfile::TempDir,
+    next_file: u64,
+    len: u64,
+    merges: u64,
+}
+
+/// The exact seen-set for any number of keys in a fixed memory budget.
+///
+/// Design (Mercator's and Heritrix's FPMerge, with several runs): pushed fingerprints wait in
+/// a batch, in arrival order, each with the caller's token. When the batch is full (or on
+/// [`flush`](SpillSet::flush)) it is sorted, duplicates inside it are reduced to their first
+/// occurrence, and the survivors are merged against each sorted run file of the fingerprints
+/// seen so far (a sequential read of each run); what no run holds is new and is written as a
+/// new sorted run. When there are more than [`max_runs`](SpillConfig::max_runs) runs, they are
+/// merged into one (k-way, sequential). The answers come back as `(token, is_new)` for every
+/// pushed item in arrival order, so the caller can write keys in order of first occurrence.
+///
+/// Memory: the budget pays for the I/O buffers (`(max_runs + 2)` buffers of
+/// `budget / (8 (max_runs + 2))` bytes, between 4 KiB and 1 MiB each) and, for the rest,
+/// 24 bytes per pending item plus the answer `(T, bool)`; heap owned *by* the tokens is the
+/// caller's (use small tokens, e.g. an offset into a spool file of keys). Disk: 16 bytes per
+/// unique fingerprint. Cost: each merge pass reads all runs, so `N` unique keys with `M`
+/// pending items per pass read about `N^2 / (2 M)` fingerprints in all, the known cost of the
+/// design; a larger budget means fewer passes.
+///
+/// Run files live in a temporary folder made inside [`SpillConfig::temp_dir`] and are removed
+/// when the set is dropped. After an I/O error the pending items are dropped (neither answered
+/// nor recorded); the set stays usable.
+///
+/// ```
+/// use linksieve_dedup::{Fingerprint, SpillConfig, SpillSet};
+/// let mut set: SpillSet<&str> = SpillSet::new(SpillConfig::new(1 << 20).batch_capacity(2)).unwrap();
+/// let mut out = Vec::new();
+/// for key in ["a", "b", "a", "c", "b"] {
+///     if let Some(answers) = set.push(Fingerprint::of(key.as_bytes()), key).unwrap() {
+///         out.extend(answers.into_iter().filter(|a| a.1).map(|a| a.0));
+///     }
+/// }
+/// out.extend(set.flush().unwrap().into_iter().filter(|a| a.1).map(|a| a.0));
+/// assert_eq!(out, ["a", "b", "c"]);
+/// assert_eq!(set.len(), 3);
+/// ```
+#[derive(Debug)]
+pub struct SpillSet<T = ()> {
+    core: Core,
+    answers: Vec<(T, bool)>,
+}
+
+impl<T> SpillSet<T> {
+    /// A new, empty set; makes its temporary folder.
+    ///
+    /// ```
+    /// use linksieve_dedup::{SpillConfig, SpillSet};
+    /// let set: SpillSet<u64> = SpillSet::new(SpillConfig::new(16 << 20)).unwrap();
+    /// // (16 MiB - 18 I/O buffers of 116,496 bytes) / 40 bytes per item
+    /// assert_eq!(set.batch_capacity(), 367_007);
+    /// ```
+    pub fn new(config: SpillConfig) -> Result<SpillSet<T>> {
+        let io_buf = (config.memory_budget / (8 * (config.max_runs + 2)))
+            .clamp(MIN_IO_BUF, MAX_IO_BUF)
+            / FP_BYTES
+            * FP_BYTES;
+        let per_item = std::mem::size_of::<Pending>() + std::mem::size_of::<(T, bool)>();
+        let free = config
+            .memory_budget
+            .saturating_sub(io_buf * (config.max_runs + 2));
+        let capacity = config
+            .batch_capacity
+            .unwrap_or(free / per_item)
+            .clamp(1, u32::MAX as usize);
+        let base = config.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+        let dir = tempfile::Builder::new()
+            .prefix("linksieve-spill-")
+            .tempdir_in(&base)
+            .map_err(|source| DedupError::Io {
+                op: "create spill folder in",
+                path: base,
+                source,
+            })?;
+        Ok(SpillSet {
+            core: Core {
+                pending: Vec::new(),
+                capacity,
+                io_buf,
+                max_runs: config.max_runs,
+                runs: Vec::new(),
+                dir,
+                next_file: 0,
+                len: 0,
+                merges: 0,
+            },
+            answers: Vec::new(),
+        })
+    }
+
+    /// Adds a fingerprint with the caller's token. When this fills the batch, the batch is
+    /// merged and the answers for all pending items come back, in arrival order:
+    /// `(token, true)` for the first occurrence of a fingerprint never seen before.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, SpillConfig, SpillSet};
+    /// let mut set = SpillSet::new(SpillConfig::new(1 << 20).batch_capacity(3)).unwrap();
+    /// assert!(set.push(Fingerprint(1), 10).unwrap().is_none());
+    /// assert!(set.push(Fingerprint(1), 11).unwrap().is_none());
+    /// let answers = set.push(Fingerprint(2), 12).unwrap().unwrap();
+    /// assert_eq!(answers, [(10, true), (11, false), (12, true)]);
+    /// ```
+    pub fn push(&mut self, fp: Fingerprint, token: T) -> Result<Option<Vec<(T, bool)>>> {
+        let cap = self.core.capacity;
+        grow_bounded(&mut self.core.pending, cap);
+        grow_bounded(&mut self.answers, cap);
+        let idx = self.core.pending.len() as u32;
+        self.core.pending.push(Pending {
+            hi: (fp.0 >> 64) as u64,
+            lo: fp.0 as u64,
+            idx,
+        });
+        self.answers.push((token, false));
+        if self.core.pending.len() >= cap {
+            self.flush().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Merges the pending items now and returns their answers in arrival order (empty when
+    /// nothing is pending). Call it at the end of the input.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, SpillConfig, SpillSet};
+    /// let mut set = SpillSet::new(SpillConfig::new(1 << 20)).unwrap();
+    /// set.push(Fingerprint(7), 'x').unwrap();
+    /// assert_eq!(set.flush().unwrap(), [('x', true)]);
+    /// assert!(set.flush().unwrap().is_empty());
+    /// ```
+    pub fn flush(&mut self) -> Result<Vec<(T, bool)>> {
+        let answers = &mut self.answers;
+        match self.core.resolve(|idx| answers[idx].1 = true) {
+            Ok(()) => Ok(std::mem::take(&mut self.answers)),
+            Err(e) => {
+                self.answers.clear();
+                Err(e)
+            }
+        }
+    }
+
+    /// The number of unique fingerprints recorded (pending items not included).
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, SpillConfig, SpillSet};
+    /// let mut set = SpillSet::new(SpillConfig::new(1 << 20)).unwrap();
+    /// set.push(Fingerprint(7), ()).unwrap();
+    /// assert_eq!(set.len(), 0);
+    /// set.flush().unwrap();
+    /// assert_eq!(set.len(), 1);
+    /// ```
+    pub fn len(&self) -> u64 {
+        self.core.len
+    }
+
+    /// True when no fingerprint is recorded.
+    ///
+    /// ```
+    /// use linksieve_dedup::{SpillConfig, SpillSet};
+    /// let set: SpillSet = SpillSet::new(SpillConfig::new(1 << 20)).unwrap();
+    /// assert!(set.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.core.len == 0
+    }
+
+    /// Items pushed and not yet answered.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, SpillConfig, SpillSet};
+    /// let mut set = SpillSet::new(SpillConfig::new(1 << 20)).unwrap();
+    /// set.push(Fingerprint(1), ()).unwrap();
+    /// assert_eq!(set.pending(), 1);
+    /// ```
+    pub fn pending(&self) -> usize {
+        self.core.pending.len()
+    }
+
+    /// Pending items per merge pass (derived from the budget, or set by
+    /// [`SpillConfig::batch_capacity`]).
+    ///
+    /// ```
+    /// use linksieve_dedup::{SpillConfig, SpillSet};
+    /// let set: SpillSet = SpillSet::new(SpillConfig::new(1).batch_capacity(5)).unwrap();
+    /// assert_eq!(set.batch_capacity(), 5);
+    /// ```
+    pub fn batch_capacity(&self) -> usize {
+        self.core.capacity
+    }
+
+    /// Run files on disk now.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, SpillConfig, SpillSet};
+    /// let mut set = SpillSet::new(SpillConfig::new(1 << 20).batch_capacity(1).max_runs(2)).unwrap();
+    /// for v in 1..=3u128 { set.push(Fingerprint(v), ()).unwrap(); }
+    /// assert_eq!(set.runs(), 1); // the third run triggered a merge into one
+    /// ```
+    pub fn runs(&self) -> usize {
+        self.core.runs.len()
+    }
+
+    /// Merge passes done so far.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, SpillConfig, SpillSet};
+    /// let mut set = SpillSet::new(SpillConfig::new(1 << 20).batch_capacity(1)).unwrap();
+    /// set.push(Fingerprint(1), ()).unwrap();
+    /// assert_eq!(set.merges(), 1);
+    /// ```
+    pub fn merges(&self) -> u64 {
+        self.core.merges
+    }
+
+    /// Bytes of run files on disk.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, SpillConfig, SpillSet};
+    /// let mut set = SpillSet::new(SpillConfig::new(1 << 20)).unwrap();
+    /// set.push(Fingerprint(1), ()).unwrap();
+    /// set.flush().unwrap();
+    /// assert_eq!(set.disk_bytes(), 16);
+    /// ```
+    pub fn disk_bytes(&self) -> u64 {
+        self.core.runs.iter().map(|r| r.len * FP_BYTES as u64).sum()
+    }
+
+    /// The folder holding the run files (removed when the set is dropped).
+    ///
+    /// ```
+    /// use linksieve_dedup::{SpillConfig, SpillSet};
+    /// let set: SpillSet = SpillSet::new(SpillConfig::new(1 << 20)).unwrap();
+    /// let dir = set.dir().to_path_buf();
+    /// assert!(dir.is_dir());
+    /// drop(set);
+    /// assert!(!dir.exists());
+    /// ```
+    pub fn dir(&self) -> &Path {
+        self.core.dir.path()
+    }
+}
+
+/// Grows a vector for one more item without overshooting `cap` (doubling, from 1024).
+fn grow_bounded<X>(v: &mut Vec<X>, cap: usize) {
+    if v.len() == v.capacity() {
+        let target = (v.capacity() * 2).max(1024).min(cap).max(v.len() + 1);
+        v.reserve_exact(target - v.len());
+    }
+}
+
+impl Core {
+    /// Sorts and merges the pending batch against the runs; calls `mark(idx)` for each pending
+    /// index that is a first occurrence of a new fingerprint; records the new ones as a run.
+    fn resolve(&mut self, mut mark: impl FnMut(usize)) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let result = self.resolve_inner(&mut mark);
+        self.pending.clear();
+        result
+    }
+
+    fn resolve_inner(&mut self, mark: &mut impl FnMut(usize)) -> Result<()> {
+        self.merges += 1;
+        // Sort by fingerprint, then by position: the first of equal ones is the first occurrence.
+        self.pending.sort_unstable_by_key(|p| (p.hi, p.lo, p.idx));
+        self.pending.dedup_by_key(|p| (p.hi, p.lo));
+        for run in &self.runs {
+            if self.pending.is_empty() {
+                break;
+            }
+            let mut reader = RunReader::open(run, self.io_buf)?;
+            remove_present(&mut self.pending, &mut reader)?;
+        }
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let path = self.next_path();
+        write_run(&path, self.io_buf, self.pending.iter().map(Pending::fp))?;
+        self.runs.push(Run {
+            path,
+            len: self.pending.len() as u64,
+        });
+        self.len += self.pending.len() as u64;
+        for p in &self.pending {
+            mark(p.idx as usize);
+        }
+        if self.runs.len() > self.max_runs {
+            self.compact()?;
+        }
+        Ok(())
+    }
+
+    fn next_path(&mut self) -> PathBuf {
+        self.next_file += 1;
+        self.dir
+            .path()
+            .join(format!("run-{:06}.fp", self.next_file))
+    }
+
+    /// Merges all runs into one (they are disjoint: each holds only fingerprints that no
+    /// earlier run held).
+    fn compact(&mut self) -> Result<()> {
+        let mut readers = self
+            .runs
+            .iter()
+            .map(|r| RunReader::open(r, self.io_buf))
+            .collect::<Result<Vec<_>>>()?;
+        let mut heap = BinaryHeap::with_capacity(readers.len());
+        for (i, r) in readers.iter_mut().enumerate() {
+            if let Some(v) = r.next()? {
+                heap.push(Reverse((v, i)));
+            }
+        }
+        let path = self.next_path();
+        let mut w = RunWriter::create(&path, self.io_buf)?;
+        let mut last = None;
+        while let Some(Reverse((v, i))) = heap.pop() {
+            if last != Some(v) {
+                w.write(v)?;
+                last = Some(v);
+            }
+            if let Some(next) = readers[i].next()? {
+                heap.push(Reverse((next, i)));
+            }
+        }
+        let len = w.finish()?;
+        drop(readers);
+        for r in self.runs.drain(..) {
+            // A leftover file is removed with the folder at the latest.
+            let _ = std::fs::remove_file(&r.path);
+        }
+        self.runs.push(Run { path, len });
+        self.len = len;
+        Ok(())
+    }
+}
+
+/// Removes from the sorted, unique `pending` every fingerprint that the run holds.
+fn remove_present(pending: &mut Vec<Pending>, reader: &mut RunReader) -> Result<()> {
+    let mut w = 0;
+    let mut x = reader.next()?;
+    for r in 0..pending.len() {
+        let p = pending[r];
+        let fp = p.fp();
+        while let Some(v) = x {
+            if v < fp {
+                x = reader.next()?;
+            } else {
+                break;
+            }
+        }
+        if x != Some(fp) {
+            pending[w] = p;
+            w += 1;
+        }
+    }
+    pending.truncate(w);
+    Ok(())
+}
+
+fn write_run(path: &Path, buf: usize, fps: impl Iterator<Item = u128>) -> Result<u64> {
+    let mut w = RunWriter::create(path, buf)?;
+    for v in fps {
+        w.write(v)?;
+    }
+    w.finish()
+}
+
+struct RunWriter<'a> {
+    out: BufWriter<File>,
+    path: &'a Path,
+    len: u64,
+}
+
+impl<'a> RunWriter<'a> {
+    fn create(path: &'a Path, buf: usize) -> Result<RunWriter<'a>> {
+        let file = File::create(path).map_err(|source| DedupError::Io {
+            op: "create run file",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(RunWriter {
+            out: BufWriter::with_capacity(buf, file),
+            path,
+            len: 0,
+        })
+    }
+
+    #[inline]
+    fn write(&mut self, v: u128) -> Result<()> {
+        self.len += 1;
+        self.out
+            .write_all(&v.to_le_bytes())
+            .map_err(|source| self.io_err(source))
+    }
+
+    fn finish(mut self) -> Result<u64> {
+        self.out.flush().map_err(|source| self.io_err(source))?;
+        Ok(self.len)
+    }
+
+    fn io_err(&self, source: std::io::Error) -> DedupError {
+        DedupError::Io {
+            op: "write run file",
+            path: self.path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Sequential reader of a run file of known length, in large chunks.
+struct RunReader {
+    file: File,
+    path: PathBuf,
+    buf: Vec<u8>,
+    pos: usize,
+    filled: usize,
+    remaining: u64,
+}
+
+impl RunReader {
+    fn open(run: &Run, buf: usize) -> Result<RunReader> {
+        let file = File::open(&run.path).map_err(|source| DedupError::Io {
+            op: "open run file",
+            path: run.path.clone(),
+            source,
+        })?;
+        let actual = file
+            .metadata()
+            .map_err(|source| DedupError::Io {
+                op: "stat run file",
+                path: run.path.clone(),
+                source,
+            })?
+            .len();
+        if actual != run.len * FP_BYTES as u64 {
+            return Err(DedupError::CorruptRun {
+                path: run.path.clone(),
+                detail: format!("{actual} bytes, expected {}", run.len * FP_BYTES as u64),
+            });
+        }
+        Ok(RunReader {
+            file,
+            path: run.path.clone(),
+            buf: vec![0; buf.max(FP_BYTES)],
+            pos: 0,
+            filled: 0,
+            remaining: run.len,
+        })
+    }
+
+    #[inline]
+    fn next(&mut self) -> Result<Option<u128>> {
+        if self.pos == self.filled {
+            if self.remaining == 0 {
+                return Ok(None);
+            }
+            self.refill()?;
+        }
+        let mut b = [0u8; FP_BYTES];
+        b.copy_from_slice(&self.buf[self.pos..self.pos + FP_BYTES]);
+        self.pos += FP_BYTES;
+        Ok(Some(u128::from_le_bytes(b)))
+    }
+
+    #[cold]
+    fn refill(&mut self) -> Result<()> {
+        let items = (self.buf.len() / FP_BYTES).min(self.remaining as usize);
+        let n = items * FP_BYTES;
+        self.file
+            .read_exact(&mut self.buf[..n])
+            .map_err(|source| DedupError::Io {
+                op: "read run file",
+                path: self.path.clone(),
+                source,
+            })?;
+        self.remaining -= items as u64;
+        self.pos = 0;
+        self.filled = n;
+        Ok(())
+    }
+}
+
+impl<T> SeenSet for SpillSet<T> {
+    /// One merge pass per [`batch_capacity`](SpillSet::batch_capacity) fingerprints of the
+    /// batch; a batch much smaller than that still costs a full pass, so prefer
+    /// [`push`](SpillSet::push) / [`flush`](SpillSet::flush) for streams. Fails with
+    /// [`DedupError::PendingItems`] if pushed items are waiting.
+    fn insert_batch(&mut self, fps: &[Fingerprint], new: &mut Vec<bool>) -> Result<()> {
+        if !self.core.pending.is_empty() {
+            return Err(DedupError::PendingItems(self.core.pending.len()));
+        }
+        new.clear();
+        new.resize(fps.len(), false);
+        let cap = self.core.capacity;
+        for (c, chunk) in fps.chunks(cap).enumerate() {
+            let base = c * cap;
+            self.core.pending.reserve_exact(chunk.len());
+            self.core
+                .pending
+                .extend(chunk.iter().enumerate().map(|(i, fp)| Pending {
+                    hi: (fp.0 >> 64) as u64,
+                    lo: fp.0 as u64,
+                    idx: i as u32,
+                }));
+            self.core.resolve(|idx| new[base + idx] = true)?;
+        }
+        Ok(())
+    }
+
+    fn len(&self) -> u64 {
+        self.core.len
+    }
+
+    /// Pending items and answers held now, plus the I/O buffers a merge pass uses.
+    fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.core.pending.capacity() * std::mem::size_of::<Pending>()
+            + self.answers.capacity() * std::mem::size_of::<(T, bool)>()
+            + self.core.runs.capacity() * std::mem::size_of::<Run>()
+            + self.core.io_buf * (self.core.max_runs + 2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MemorySet;
+
+    #[test]
+    fn answers_in_arrival_order_across_many_runs() {
+        let cfg = SpillConfig::new(0).batch_capacity(7).max_runs(3);
+        let mut set: SpillSet<usize> = SpillSet::new(cfg).unwrap();
+        let mut mem = MemorySet::new();
+        let mut expected = Vec::new();
+        let mut got = Vec::new();
+        let mut st = 99u64;
+        for i in 0..2000usize {
+            st = st
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let fp = Fingerprint(((st >> 33) % 400) as u128 * 0x0123_4567_89ab_cdef_0000_1111);
+            expected.push((i, mem.insert(fp)));
+            if let Some(a) = set.push(fp, i).unwrap() {
+                got.extend(a);
+            }
+        }
+        got.extend(set.flush().unwrap());
+        assert_eq!(got, expected);
+        assert_eq!(set.len(), mem.len());
+        assert!(set.runs() <= 3);
+        assert_eq!(set.disk_bytes(), mem.len() * 16);
+    }
+
+    #[test]
+    fn batch_api_matches_memory_set() {
+        let mut set: SpillSet = SpillSet::new(SpillConfig::new(0).batch_capacity(5)).unwrap();
+        let mut mem = MemorySet::new();
+        let fps: Vec<Fingerprint> = [0u128, 5, 5, u128::MAX, 9, 0, 1, 2, 3, 4, 5, 6, 7]
+            .into_iter()
+            .map(Fingerprint)
+            .collect();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for chunk in fps.chunks(4) {
+            set.insert_batch(chunk, &mut a).unwrap();
+            mem.insert_batch(chunk, &mut b).unwrap();
+            assert_eq!(a, b);
+        }
+        set.push(Fingerprint(1), ()).unwrap();
+        assert!(matches!(
+            set.insert_batch(&fps, &mut a),
+            Err(DedupError::PendingItems(1))
+        ));
+    }
+
+    #[test]
+    fn budget_sizes_the_batch() {
+        let set: SpillSet<u64> = SpillSet::new(SpillConfig::new(64 << 20)).unwrap();
+        // io: 18 buffers of min(64 MiB / 144, 1 MiB) = 466,032 bytes; 40 bytes per item.
+        let io = (64usize << 20) / 144 / 16 * 16;
+        assert_eq!(set.batch_capacity(), ((64 << 20) - 18 * io) / 40);
+        let tiny: SpillSet<u64> = SpillSet::new(SpillConfig::new(1000)).unwrap();
+        assert_eq!(tiny.batch_capacity(), 1);
+    }
+
+    #[test]
+    fn damaged_run_file_is_a_typed_error() {
+        let mut set: SpillSet = SpillSet::new(SpillConfig::new(0).batch_capacity(2)).unwrap();
+        set.push(Fingerprint(1), ()).unwrap();
+        set.push(Fingerprint(2), ()).unwrap();
+        let run = set.core.runs[0].path.clone();
+        std::fs::write(&run, [0u8; 5]).unwrap();
+        set.push(Fingerprint(3), ()).unwrap();
+        let err = set.push(Fingerprint(4), ()).unwrap_err();
+        assert!(matches!(err, DedupError::CorruptRun { .. }), "{err}");
+        // The set stays usable: the failed batch was dropped.
+        assert_eq!(set.pending(), 0);
+        std::fs::remove_file(&run).unwrap();
+        let err = set.flush();
+        assert!(err.unwrap().is_empty());
+        set.push(Fingerprint(5), ()).unwrap();
+        assert!(matches!(
+            set.push(Fingerprint(6), ()),
+            Err(DedupError::Io { .. })
+        ));
+    }
+
+    #[test]
+    fn missing_temp_dir_is_a_typed_error() {
+        let err = SpillSet::<()>::new(SpillConfig::new(1 << 20).temp_dir("/nonexistent/linksieve"))
+            .unwrap_err();
+        assert!(matches!(err, DedupError::Io { .. }), "{err}");
+    }
+}

@@ -1,0 +1,593 @@
+//! The comparison ladder: normalization and comparison keys at four ordered rungs, after
+//! draft-ietf-iri-comparison-00 ("CMP" in comments) section 4 and RFC 3987 section 5.3.
+//!
+//! | rung | CMP | what it does (each rung does everything below it too) |
+//! |---|---|---|
+//! | [`Level::String`] | 4.1 | nothing: the text as given, compared code point by code point |
+//! | [`Level::Syntax`] | 4.2 | IRI -> URI form (3987bis 3.3), lowercase scheme and US-ASCII host, uppercase `%HH`, decode `%HH` of unreserved ASCII, remove dot segments; NFC only on request |
+//! | [`Level::Scheme`] | 4.3 | scheme table: drop an empty or default port, empty path -> `/`, IDNA for DNS hosts, RFC 5952 IPv6, `file://localhost/` -> `file:///` |
+//! | [`Level::Protocol`] | 4.4 | drop the fragment; optional crawler [`Rules`]; equivalences learned from [`Redirects`] |
+//!
+//! Every rung is a function of the key of the rung below (`scheme(x) = f(syntax(x))`), so two
+//! IRIs equal at one rung stay equal at every higher rung, and each rung is idempotent. A key is
+//! written in one of three [`KeyForm`]s; each is a one-to-one rewriting of the `uri` key, so
+//! equal keys mean the same thing in every form.
+//!
+//! ```
+//! use linksieve_iri::{normalize_str, InputMode, Level, NormalizeOptions};
+//! let opts = NormalizeOptions { level: Level::Scheme, ..Default::default() };
+//! let a = normalize_str("HTTP://Résumé.Example.ORG:80", InputMode::Strict, &opts).unwrap();
+//! let b = normalize_str("http://xn--rsum-bpad.example.org/", InputMode::Strict, &opts).unwrap();
+//! assert_eq!(a, "http://xn--rsum-bpad.example.org/");
+//! assert_eq!(a, b);
+//! ```
+
+mod fast;
+mod forms;
+mod pct;
+mod protocol;
+mod scheme;
+mod syntax;
+
+pub use forms::from_surt;
+pub use protocol::{RedirectStats, Redirects, Rules, RulesError};
+
+use crate::input::{InputError, InputMode, leiri_to_iri, parse_input};
+use crate::parse::{Component, IriRef, Parts};
+use std::fmt;
+use std::sync::Arc;
+
+/// A rung of the comparison ladder (CMP 4), ordered from the cheapest to the most aggressive.
+///
+/// ```
+/// use linksieve_iri::Level;
+/// assert!(Level::String < Level::Syntax && Level::Scheme < Level::Protocol);
+/// assert_eq!("scheme".parse::<Level>().unwrap(), Level::Scheme);
+/// assert_eq!(Level::Protocol.to_string(), "protocol");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level {
+    /// CMP 4.1 simple string comparison: the IRI as given.
+    String,
+    /// CMP 4.2 syntax-based normalization.
+    Syntax,
+    /// CMP 4.3 scheme-based normalization (the default).
+    #[default]
+    Scheme,
+    /// CMP 4.4 protocol-based normalization.
+    Protocol,
+}
+
+impl Level {
+    /// Every rung, from the lowest.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_iri::Level::ALL.len(), 4);
+    /// ```
+    pub const ALL: [Level; 4] = [Level::String, Level::Syntax, Level::Scheme, Level::Protocol];
+
+    /// The rung's name as the command line spells it.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_iri::Level::Syntax.name(), "syntax");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::String => "string",
+            Level::Syntax => "syntax",
+            Level::Scheme => "scheme",
+            Level::Protocol => "protocol",
+        }
+    }
+
+    /// The section of draft-ietf-iri-comparison-00 that defines the rung.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_iri::Level::Scheme.section(), "4.3");
+    /// ```
+    pub fn section(self) -> &'static str {
+        match self {
+            Level::String => "4.1",
+            Level::Syntax => "4.2",
+            Level::Scheme => "4.3",
+            Level::Protocol => "4.4",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not a rung or a key form.
+///
+/// ```
+/// assert!("nope".parse::<linksieve_iri::Level>().is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown name {0:?}")]
+pub struct UnknownName(pub String);
+
+impl std::str::FromStr for Level {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name() == s)
+            .ok_or_else(|| UnknownName(s.to_owned()))
+    }
+}
+
+/// How a key is written. All three are one-to-one rewritings of the `uri` key, so two IRIs have
+/// equal keys in one form exactly when they have equal keys in the others.
+///
+/// ```
+/// use linksieve_iri::{normalize_str, InputMode, KeyForm, NormalizeOptions};
+/// let key = |form| {
+///     let opts = NormalizeOptions { form, ..Default::default() };
+///     normalize_str("http://www.Résumé.example:8080/p?q", InputMode::Strict, &opts).unwrap()
+/// };
+/// assert_eq!(key(KeyForm::Uri), "http://www.xn--rsum-bpad.example:8080/p?q");
+/// assert_eq!(key(KeyForm::Iri), "http://www.résumé.example:8080/p?q");
+/// assert_eq!(key(KeyForm::Surt), "http://(example,xn--rsum-bpad,www,:8080)/p?q");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum KeyForm {
+    /// ASCII: punycode hosts, percent-encoded UTF-8 (RFC 3986 URI). The default.
+    #[default]
+    Uri,
+    /// Readable: the `uri` key converted with 3987bis 3.7 (U-label hosts from the scheme rung
+    /// up, percent-encoded UTF-8 decoded where 3.7 allows).
+    Iri,
+    /// Heritrix SURT with the scheme: `http://(com,example,:8080@user)/path?query#frag`. Host
+    /// labels reversed, each followed by `,`; IP addresses are not reversed; references
+    /// without an authority keep the `uri` form. See [`from_surt`] for the exact escaping.
+    Surt,
+}
+
+impl KeyForm {
+    /// The form's name as the command line spells it.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_iri::KeyForm::Surt.name(), "surt");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyForm::Uri => "uri",
+            KeyForm::Iri => "iri",
+            KeyForm::Surt => "surt",
+        }
+    }
+}
+
+impl fmt::Display for KeyForm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for KeyForm {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, UnknownName> {
+        [KeyForm::Uri, KeyForm::Iri, KeyForm::Surt]
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| UnknownName(s.to_owned()))
+    }
+}
+
+/// What [`normalize`] does.
+///
+/// ```
+/// use linksieve_iri::{KeyForm, Level, NormalizeOptions};
+/// let opts = NormalizeOptions::default();
+/// assert_eq!((opts.level, opts.form, opts.nfc), (Level::Scheme, KeyForm::Uri, false));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct NormalizeOptions {
+    /// The rung.
+    pub level: Level,
+    /// The form of the key.
+    pub form: KeyForm,
+    /// Apply Unicode NFC at the syntax rung (CMP 4.2.2). CMP 4.2.2 says IRIs already in
+    /// Unicode MUST NOT be normalized; NFC is for text transcoded from a legacy encoding (the
+    /// scanner sets this for such text) or when the user asks for it.
+    pub nfc: bool,
+    /// Crawler rules of the protocol rung (CMP 4.4); none when `None`.
+    pub rules: Option<Arc<Rules>>,
+    /// Equivalences learned from redirects, applied at the protocol rung (CMP 4.4). Build them
+    /// with [`Redirects::parse`] and the same `nfc` and `rules`.
+    pub redirects: Option<Arc<Redirects>>,
+}
+
+impl NormalizeOptions {
+    /// The options at another rung.
+    ///
+    /// ```
+    /// use linksieve_iri::{Level, NormalizeOptions};
+    /// assert_eq!(NormalizeOptions::default().at(Level::Syntax).level, Level::Syntax);
+    /// ```
+    pub fn at(&self, level: Level) -> NormalizeOptions {
+        NormalizeOptions {
+            level,
+            ..self.clone()
+        }
+    }
+}
+
+/// Why an IRI has no key at a rung. Each variant names the rung; the position is a byte offset
+/// into the input.
+///
+/// ```
+/// use linksieve_iri::{normalize_str, InputMode, Level, NormalizeOptions};
+/// let e = normalize_str("http://a b/", InputMode::Strict, &NormalizeOptions::default()).unwrap_err();
+/// assert_eq!((e.level(), e.offset()), (Level::Scheme, Some(8)));
+/// assert_eq!(e.to_string(), "scheme rung: invalid character U+0020 in ihost at byte 8");
+/// let e = normalize_str("../a", InputMode::Strict, &NormalizeOptions::default()).unwrap_err();
+/// assert_eq!(e.offset(), Some(0));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NormalizeError {
+    /// The text is not an IRI reference in the input mode.
+    #[error("{level} rung: {source}")]
+    Input {
+        /// The rung that was asked for.
+        level: Level,
+        /// What the parser said.
+        source: InputError,
+    },
+    /// A relative reference has no key from the scheme rung up: the scheme rules cannot apply
+    /// without a scheme, and CMP 2 says to compare target IRIs, after resolution against the
+    /// base (RFC 3986 5.2). The string and syntax rungs accept relative references.
+    #[error(
+        "{level} rung: relative reference (no scheme at byte {offset}); resolve it against its base first (CMP 2)"
+    )]
+    Relative {
+        /// The rung that was asked for.
+        level: Level,
+        /// Where a scheme would be.
+        offset: usize,
+    },
+}
+
+impl NormalizeError {
+    /// The rung that was asked for.
+    ///
+    /// ```
+    /// let e = linksieve_iri::normalize_str("a b", Default::default(), &Default::default()).unwrap_err();
+    /// assert_eq!(e.level(), linksieve_iri::Level::Scheme);
+    /// ```
+    pub fn level(&self) -> Level {
+        match self {
+            NormalizeError::Input { level, .. } | NormalizeError::Relative { level, .. } => *level,
+        }
+    }
+
+    /// The byte offset in the input, when known (the WHATWG parser of web mode gives none).
+    ///
+    /// ```
+    /// let e = linksieve_iri::normalize_str("a b", Default::default(), &Default::default()).unwrap_err();
+    /// assert_eq!(e.offset(), Some(1));
+    /// ```
+    pub fn offset(&self) -> Option<usize> {
+        match self {
+            NormalizeError::Input {
+                source: InputError::Parse(p),
+                ..
+            } => Some(p.offset),
+            NormalizeError::Input { .. } => None,
+            NormalizeError::Relative { offset, .. } => Some(*offset),
+        }
+    }
+}
+
+/// The `uri` key of a reference: the input itself when it is already normal (the fast path),
+/// or a rebuilt reference.
+enum Key<'a> {
+    Same(IriRef<&'a str>),
+    Built(IriRef<String>),
+}
+
+impl Key<'_> {
+    fn as_ref(&self) -> IriRef<&str> {
+        match self {
+            Key::Same(r) => *r,
+            Key::Built(r) => r.as_ref(),
+        }
+    }
+
+    fn into_string(self) -> String {
+        match self {
+            Key::Same(r) => r.as_str().to_owned(),
+            Key::Built(r) => r.into_inner(),
+        }
+    }
+}
+
+/// True when protocol rules are on.
+fn has_rules(opts: &NormalizeOptions) -> bool {
+    opts.rules.as_deref().is_some_and(|r| !r.is_empty())
+}
+
+/// The `uri` key of `iri` at `opts.level`, without redirects.
+fn uri_key<'a>(iri: IriRef<&'a str>, opts: &NormalizeOptions) -> Result<Key<'a>, NormalizeError> {
+    let level = opts.level;
+    if level == Level::String {
+        return Ok(Key::Same(iri));
+    }
+    if level >= Level::Scheme && !iri.is_absolute() {
+        return Err(NormalizeError::Relative { level, offset: 0 });
+    }
+    let rules = opts.rules.as_deref().filter(|r| !r.is_empty());
+    // The fast path: an already-normal ASCII reference is its own key; nothing is built.
+    if fast::is_normal(iri, level, opts.nfc, rules.is_some()) {
+        return Ok(Key::Same(iri));
+    }
+    Ok(Key::Built(slow_key(iri, level, opts.nfc, rules)))
+}
+
+/// The general path: each rung is computed from the key of the rung below.
+fn slow_key(iri: IriRef<&str>, level: Level, nfc: bool, rules: Option<&Rules>) -> IriRef<String> {
+    let mut k = syntax::normalize(iri, nfc);
+    if level >= Level::Scheme {
+        k = scheme::normalize(k);
+    }
+    if level >= Level::Protocol {
+        k = protocol::normalize(k, rules);
+    }
+    k
+}
+
+/// The `uri` key with the redirects of the protocol rung applied.
+fn key<'a>(iri: IriRef<&'a str>, opts: &NormalizeOptions) -> Result<Key<'a>, NormalizeError> {
+    let k = uri_key(iri, opts)?;
+    if opts.level == Level::Protocol
+        && let Some(to) = opts
+            .redirects
+            .as_ref()
+            .and_then(|r| r.target(k.as_ref().as_str()))
+    {
+        return Ok(Key::Built(to.clone()));
+    }
+    Ok(k)
+}
+
+/// The key of `iri` at `opts.level`, written in `opts.form`.
+///
+/// String rung: the text as given, in every form but `surt`. From the syntax rung up the `uri`
+/// key is ASCII and parses as an RFC 3986 URI reference. From the scheme rung up, relative
+/// references are rejected ([`NormalizeError::Relative`]). An already-normal ASCII IRI takes a
+/// fast path that allocates nothing but the returned key.
+///
+/// ```
+/// use linksieve_iri::{normalize, IriRef, Level, NormalizeOptions};
+/// let at = |level| NormalizeOptions { level, ..Default::default() };
+/// let iri = IriRef::parse("eXAMPLE://a/./b/../b/%63/%7bfoo%7d/ros%C3%A9").unwrap();
+/// assert_eq!(normalize(&iri, &at(Level::Syntax)).unwrap(), "example://a/b/c/%7Bfoo%7D/ros%C3%A9");
+/// let rose = IriRef::parse("example://a/b/c/%7Bfoo%7D/rosé").unwrap();
+/// assert_eq!(normalize(&rose, &at(Level::Syntax)).unwrap(), "example://a/b/c/%7Bfoo%7D/ros%C3%A9");
+/// assert_eq!(normalize(&rose, &at(Level::String)).unwrap(), rose.as_str());
+/// ```
+pub fn normalize<S: AsRef<str>>(
+    iri: &IriRef<S>,
+    opts: &NormalizeOptions,
+) -> Result<String, NormalizeError> {
+    let iri = iri.as_ref();
+    // The fast path, without building a `Key`: the input is its own key.
+    let level = opts.level;
+    if opts.form == KeyForm::Uri
+        && level > Level::String
+        && (level < Level::Scheme || iri.is_absolute())
+        && fast::is_normal(iri, level, opts.nfc, has_rules(opts))
+    {
+        let s = iri.as_str();
+        let to = (level == Level::Protocol)
+            .then(|| opts.redirects.as_ref()?.get(s))
+            .flatten();
+        return Ok(to.unwrap_or(s).to_owned());
+    }
+    let k = key(iri, opts)?;
+    Ok(match opts.form {
+        KeyForm::Uri => k.into_string(),
+        KeyForm::Iri => forms::iri(k.as_ref(), opts.level),
+        KeyForm::Surt => forms::surt(k.as_ref()),
+    })
+}
+
+/// Reads `input` in `mode` (3987bis 6) and returns its key, as [`normalize`] does. Strict and
+/// LEIRI input is parsed in place (no copy of the input).
+///
+/// ```
+/// use linksieve_iri::{normalize_str, InputMode, Level, NormalizeOptions};
+/// let opts = NormalizeOptions { level: Level::Protocol, ..Default::default() };
+/// assert_eq!(normalize_str("http://h/a b#top", InputMode::Leiri, &opts).unwrap(), "http://h/a%20b");
+/// assert_eq!(normalize_str(" HTTP://H:80 ", InputMode::Web, &opts).unwrap(), "http://h/");
+/// ```
+pub fn normalize_str(
+    input: &str,
+    mode: InputMode,
+    opts: &NormalizeOptions,
+) -> Result<String, NormalizeError> {
+    with_parsed(input, mode, opts.level, |iri| normalize(&iri, opts))
+}
+
+/// Reads `input` in `mode` and calls `f` with the reference, borrowed from `input` in strict
+/// mode (and in LEIRI mode when nothing needed encoding).
+fn with_parsed<R>(
+    input: &str,
+    mode: InputMode,
+    level: Level,
+    f: impl FnOnce(IriRef<&str>) -> Result<R, NormalizeError>,
+) -> Result<R, NormalizeError> {
+    let fail = |source: InputError| NormalizeError::Input { level, source };
+    match mode {
+        InputMode::Strict => f(IriRef::parse(input).map_err(|e| fail(e.into()))?),
+        InputMode::Leiri => {
+            let text = leiri_to_iri(input);
+            f(IriRef::parse(&text).map_err(|e| fail(e.into()))?)
+        }
+        InputMode::Web => f(parse_input(input, mode).map_err(fail)?.as_ref()),
+    }
+}
+
+/// The `uri` key of `input` (read in `mode`) as an owned reference, without redirects.
+fn owned_key(
+    input: &str,
+    mode: InputMode,
+    opts: &NormalizeOptions,
+) -> Result<IriRef<String>, NormalizeError> {
+    with_parsed(input, mode, opts.level, |iri| {
+        Ok(match uri_key(iri, opts)? {
+            Key::Same(r) => r.to_owned(),
+            Key::Built(r) => r,
+        })
+    })
+}
+
+/// One rung of a [`Comparison`]: the two `uri` keys and the components that the rung changed
+/// in each (compared with the key of the rung below).
+///
+/// ```
+/// use linksieve_iri::{compare_str, Component, InputMode, Level, NormalizeOptions};
+/// let c = compare_str("HTTP://h/", "http://h/", InputMode::Strict, &NormalizeOptions::default()).unwrap();
+/// assert_eq!(c.rungs[1].level, Level::Syntax);
+/// assert_eq!(c.rungs[1].changed[0], vec![Component::Scheme]);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RungReport {
+    /// The rung.
+    pub level: Level,
+    /// The keys of the two IRIs, in `uri` form.
+    pub keys: [String; 2],
+    /// For each IRI, the components whose text differs from the rung below.
+    pub changed: [Vec<Component>; 2],
+}
+
+impl RungReport {
+    /// True when the two keys are equal.
+    ///
+    /// ```
+    /// let c = linksieve_iri::compare_str("a:b", "a:b", Default::default(), &Default::default()).unwrap();
+    /// assert!(c.rungs[0].equal());
+    /// ```
+    pub fn equal(&self) -> bool {
+        self.keys[0] == self.keys[1]
+    }
+}
+
+/// The result of [`compare`]: the rungs climbed, and the lowest rung at which the two IRIs are
+/// equivalent, if any up to the requested rung.
+///
+/// ```
+/// use linksieve_iri::{compare_str, InputMode, Level, NormalizeOptions};
+/// let opts = NormalizeOptions { level: Level::Protocol, ..Default::default() };
+/// let c = compare_str("http://example.com", "http://example.com:/", InputMode::Strict, &opts).unwrap();
+/// assert_eq!(c.equivalent_at, Some(Level::Scheme));
+/// assert_eq!(c.rungs.len(), 3);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comparison {
+    /// The rungs from `string` up to the first one with equal keys (or the requested rung).
+    pub rungs: Vec<RungReport>,
+    /// The lowest rung with equal keys; `None`: different up to the requested rung.
+    pub equivalent_at: Option<Level>,
+}
+
+/// The components whose text differs between two references.
+fn changed(a: IriRef<&str>, b: IriRef<&str>) -> Vec<Component> {
+    let (pa, pb) = (Parts::of(&a), Parts::of(&b));
+    let mut v = Vec::new();
+    let mut check = |c, x: Option<&str>, y: Option<&str>| {
+        if x != y {
+            v.push(c);
+        }
+    };
+    check(Component::Scheme, pa.scheme, pb.scheme);
+    check(Component::Userinfo, pa.userinfo, pb.userinfo);
+    check(Component::Host, pa.host, pb.host);
+    check(Component::Port, pa.port, pb.port);
+    check(Component::Path, Some(pa.path), Some(pb.path));
+    check(Component::Query, pa.query, pb.query);
+    check(Component::Fragment, pa.fragment, pb.fragment);
+    v
+}
+
+/// Climbs the ladder with two IRIs, from `string` up to `opts.level`, and stops at the first
+/// rung where their `uri` keys are equal (CMP 4: equal at a rung means equal at every rung
+/// above). Fails when a key cannot be made before that (a relative reference above the syntax
+/// rung).
+///
+/// ```
+/// use linksieve_iri::{compare, IriRef, Level, NormalizeOptions};
+/// let a = IriRef::parse("http://example.com/?").unwrap();
+/// let b = IriRef::parse("http://example.com/").unwrap();
+/// let opts = NormalizeOptions { level: Level::Protocol, ..Default::default() };
+/// assert_eq!(compare(&a, &b, &opts).unwrap().equivalent_at, None);
+/// ```
+pub fn compare<S: AsRef<str>, T: AsRef<str>>(
+    a: &IriRef<S>,
+    b: &IriRef<T>,
+    opts: &NormalizeOptions,
+) -> Result<Comparison, NormalizeError> {
+    let inputs = [a.as_ref(), b.as_ref()];
+    let mut rungs = Vec::new();
+    let mut prev: [Option<IriRef<String>>; 2] = [None, None];
+    for level in Level::ALL.into_iter().take_while(|l| *l <= opts.level) {
+        let o = opts.at(level);
+        let own = |k: Key<'_>| match k {
+            Key::Same(r) => r.to_owned(),
+            Key::Built(r) => r,
+        };
+        let ka = own(key(inputs[0], &o)?);
+        let kb = own(key(inputs[1], &o)?);
+        let ch = |i: usize, k: &IriRef<String>| match &prev[i] {
+            Some(p) => changed(p.as_ref(), k.as_ref()),
+            None => Vec::new(),
+        };
+        let report = RungReport {
+            level,
+            changed: [ch(0, &ka), ch(1, &kb)],
+            keys: [ka.as_str().to_owned(), kb.as_str().to_owned()],
+        };
+        let equal = report.equal();
+        rungs.push(report);
+        if equal {
+            return Ok(Comparison {
+                rungs,
+                equivalent_at: Some(level),
+            });
+        }
+        prev = [Some(ka), Some(kb)];
+    }
+    Ok(Comparison {
+        rungs,
+        equivalent_at: None,
+    })
+}
+
+/// [`compare`] on two strings read in `mode`.
+///
+/// ```
+/// use linksieve_iri::{compare_str, InputMode, Level, NormalizeOptions};
+/// let c = compare_str("http://résumé.example.org", "http://xn--rsum-bpad.example.org",
+///     InputMode::Strict, &NormalizeOptions::default()).unwrap();
+/// assert_eq!(c.equivalent_at, Some(Level::Scheme));
+/// ```
+pub fn compare_str(
+    a: &str,
+    b: &str,
+    mode: InputMode,
+    opts: &NormalizeOptions,
+) -> Result<Comparison, NormalizeError> {
+    let level = opts.level;
+    let read =
+        |s: &str| parse_input(s, mode).map_err(|source| NormalizeError::Input { level, source });
+    compare(&read(a)?, &read(b)?, opts)
+}
+
+#[cfg(test)]
+mod tests;

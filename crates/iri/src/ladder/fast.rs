@@ -1,0 +1,346 @@
+//! The fast path: decides, in one scan and without allocating, that a reference is already its
+//! own key. It may answer `false` for a normal reference (then the general path computes the
+//! same text); it must never answer `true` for one that the general path would change. The
+//! unit tests check the second point on every vector input and on generated IRIs.
+
+use super::Level;
+use super::pct::{hex_val, is_unreserved};
+use crate::parse::{IriRef, parse_ipv6};
+use crate::scheme::{SchemeInfo, scheme_info};
+
+/// True when `iri` is its own `uri` key at `level` (>= syntax), without redirects. Covered:
+/// ASCII references whose `%HH` are uppercase and not unreserved (with `nfc`: and < 0x80),
+/// with a lowercase scheme, a lowercase host without `%` (and, for DNS schemes from the scheme
+/// rung up, without an `xn--` label, which IDNA would have to check), no dot segment where
+/// they are removed; from the scheme rung up also: no empty, zero-led or default port, a
+/// non-empty path under an authority for table schemes, IPv6 in RFC 5952 form, no `file` form
+/// that the scheme rung rewrites; at the protocol rung, no fragment and no rules.
+pub(super) fn is_normal(iri: IriRef<&str>, level: Level, nfc: bool, rules: bool) -> bool {
+    if level == Level::Protocol && (rules || iri.fragment().is_some()) {
+        return false;
+    }
+    let scheme = iri.scheme().unwrap_or_default().as_bytes();
+    if scheme.iter().any(u8::is_ascii_uppercase) {
+        return false;
+    }
+    let b = iri.as_str().as_bytes();
+    if !b.is_ascii() {
+        return false;
+    }
+    let path = iri.spans().path();
+    let dots = iri.is_absolute() || iri.host().is_some() || b.get(path.start) == Some(&b'/');
+    // One pass, eight bytes at a time: every `%HH` is normal, and (where dot segments are
+    // removed) no path segment is `.` or `..`. A dot segment starts with "/." (or is a path
+    // starting with "."), so only the "/." pairs of the text are looked at.
+    if dots && b.get(path.start) == Some(&b'.') && dot_segment_at(b, path.start, path.end) {
+        return false;
+    }
+    let mut i = 0;
+    let mut slash_before = false;
+    while i < b.len() {
+        let Some(w) = word(b, i) else {
+            // The tail, byte by byte.
+            while i < b.len() {
+                match b[i] {
+                    b'%' if !triplet_ok(b, i, nfc) => return false,
+                    b'.' if dots
+                        && slash_before
+                        && path.contains(&i)
+                        && dot_segment_at(b, i, path.end) =>
+                    {
+                        return false;
+                    }
+                    _ => {}
+                }
+                slash_before = b[i] == b'/';
+                i += 1;
+            }
+            break;
+        };
+        if has_byte(w, b'%') {
+            // `%HH` (every `%` of an IRI starts one): check those that start in this word.
+            if (i..i + 8).any(|j| b[j] == b'%' && !triplet_ok(b, j, nfc)) {
+                return false;
+            }
+        }
+        if dots {
+            let slashes = eq_mask(w, b'/');
+            let pairs = eq_mask(w, b'.') & (slashes << 8 | u64::from(slash_before) << 7);
+            let mut m = pairs;
+            while m != 0 {
+                let j = i + (m.trailing_zeros() / 8) as usize;
+                if path.contains(&j) && dot_segment_at(b, j, path.end) {
+                    return false;
+                }
+                m &= m - 1;
+            }
+            slash_before = slashes >> 63 != 0;
+        }
+        i += 8;
+    }
+    let scheme_rung = level >= Level::Scheme;
+    let info = if scheme_rung { table_row(scheme) } else { None };
+    let file = scheme_rung && scheme == b"file";
+    let path = iri.path();
+    if let Some(host) = iri.host() {
+        if host.starts_with('[') {
+            if host.bytes().any(|b| b.is_ascii_uppercase()) {
+                return false;
+            }
+            if scheme_rung && !ipv6_is_5952(host) {
+                return false;
+            }
+        } else {
+            let dns = info.is_some_and(|i| i.dns_host);
+            if !plain_host(host.as_bytes(), dns) {
+                return false;
+            }
+            if file && host == "localhost" {
+                return false;
+            }
+        }
+        if scheme_rung {
+            if let Some(p) = iri.port() {
+                let default = info.and_then(|i| i.default_port);
+                if p.is_empty()
+                    || (p.len() > 1 && p.starts_with('0'))
+                    || default.is_some_and(|d| port_is(p, d))
+                {
+                    return false;
+                }
+            }
+            if info.is_some() && path.is_empty() {
+                return false;
+            }
+        }
+    } else if file && path.starts_with('/') {
+        return false;
+    }
+    true
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// The eight bytes at `b[i..]`, if there are eight.
+#[inline]
+fn word(b: &[u8], i: usize) -> Option<u64> {
+    let chunk: [u8; 8] = b.get(i..i + 8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(chunk))
+}
+
+/// One of the (ASCII) bytes of `w` is `c`.
+#[inline]
+fn has_byte(w: u64, c: u8) -> bool {
+    let v = w ^ (LO * u64::from(c));
+    v.wrapping_sub(LO) & !v & HI != 0
+}
+
+/// The high bit of each byte of `w` (ASCII) that is `c`, exactly.
+#[inline]
+fn eq_mask(w: u64, c: u8) -> u64 {
+    let v = w ^ (LO * u64::from(c));
+    !(((v & !HI) + !HI) | v | !HI)
+}
+
+/// The `.` at `b[i]` begins a segment `.` or `..` of the path ending at `end`.
+#[inline]
+fn dot_segment_at(b: &[u8], i: usize, end: usize) -> bool {
+    let seg_end = |j: usize| j == end || b[j] == b'/';
+    seg_end(i + 1) || (b[i + 1] == b'.' && seg_end(i + 2))
+}
+
+/// One of the (ASCII) bytes of `w` is an uppercase letter.
+#[inline]
+fn has_upper(w: u64) -> bool {
+    let ge_a = w + LO * (0x80 - u64::from(b'A'));
+    let gt_z = w + LO * (0x80 - u64::from(b'Z') - 1);
+    ge_a & !gt_z & HI != 0
+}
+
+/// The `%HH` at `b[i..]` has uppercase hex digits and encodes neither an unreserved character
+/// nor (with `nfc`) an octet >= 0x80.
+#[inline]
+fn triplet_ok(b: &[u8], i: usize, nfc: bool) -> bool {
+    let (Some(&h), Some(&l)) = (b.get(i + 1), b.get(i + 2)) else {
+        return false;
+    };
+    if h.is_ascii_lowercase() || l.is_ascii_lowercase() {
+        return false;
+    }
+    match (hex_val(h), hex_val(l)) {
+        (Some(h), Some(l)) => {
+            let v = h << 4 | l;
+            !(is_unreserved(v) || nfc && v >= 0x80)
+        }
+        _ => false,
+    }
+}
+
+/// A reg-name host (ASCII) without uppercase letters and `%`, and (for a DNS scheme) without a
+/// label starting with `xn--`, which IDNA would have to check.
+#[inline]
+pub(super) fn plain_host(h: &[u8], dns: bool) -> bool {
+    let mut hyphen = false;
+    let mut i = 0;
+    while i < h.len() {
+        if let Some(w) = word(h, i) {
+            if has_upper(w) || has_byte(w, b'%') {
+                return false;
+            }
+            hyphen |= has_byte(w, b'-');
+            i += 8;
+        } else {
+            let c = h[i];
+            if c.is_ascii_uppercase() || c == b'%' {
+                return false;
+            }
+            hyphen |= c == b'-';
+            i += 1;
+        }
+    }
+    let xn = |i: usize| h.get(i..i + 4) == Some(b"xn--");
+    !(dns && hyphen && (xn(0) || memchr::memchr_iter(b'.', h).any(|i| xn(i + 1))))
+}
+
+/// The row of the scheme table (lowercase `scheme`); the two schemes of most IRIs first (same
+/// rows, checked by a test), without the table's binary search.
+#[inline]
+pub(super) fn table_row(scheme: &[u8]) -> Option<&'static SchemeInfo> {
+    let http = scheme.get(..4).is_some_and(|p| p == b"http");
+    match scheme.len() {
+        4 if http => Some(&HTTP),
+        5 if http && scheme[4] == b's' => Some(&HTTPS),
+        0 => None,
+        _ => std::str::from_utf8(scheme).ok().and_then(scheme_info),
+    }
+}
+
+static HTTP: SchemeInfo = SchemeInfo {
+    name: "http",
+    default_port: Some(80),
+    dns_host: true,
+    special: true,
+};
+
+static HTTPS: SchemeInfo = SchemeInfo {
+    name: "https",
+    default_port: Some(443),
+    dns_host: true,
+    special: true,
+};
+
+/// `p` (digits) is the decimal number `d`.
+fn port_is(p: &str, d: u16) -> bool {
+    p.len() <= 5 && p.parse::<u32>().is_ok_and(|v| v == u32::from(d))
+}
+
+/// An IPv6 literal already in RFC 5952 form (IPvFuture: true, nothing to do).
+fn ipv6_is_5952(host: &str) -> bool {
+    let inner = &host[1..host.len().saturating_sub(1).max(1)];
+    if inner.starts_with(['v', 'V']) {
+        return true;
+    }
+    let Some(p) = parse_ipv6(inner.as_bytes()) else {
+        return false;
+    };
+    let mut buf = StackText::default();
+    super::scheme::write_ipv6(&mut buf, p);
+    buf.as_bytes() == Some(inner.as_bytes())
+}
+
+/// A fixed buffer for the text of an IPv6 address (at most 39 bytes), so that the check does
+/// not allocate.
+struct StackText {
+    buf: [u8; 40],
+    len: usize,
+    overflow: bool,
+}
+
+impl Default for StackText {
+    fn default() -> Self {
+        StackText {
+            buf: [0; 40],
+            len: 0,
+            overflow: false,
+        }
+    }
+}
+
+impl StackText {
+    fn as_bytes(&self) -> Option<&[u8]> {
+        (!self.overflow).then_some(&self.buf[..self.len])
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        match self.buf.get_mut(self.len..self.len + s.len()) {
+            Some(dst) => {
+                dst.copy_from_slice(s.as_bytes());
+                self.len += s.len();
+            }
+            None => self.overflow = true,
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn table_rows_agree_with_the_scheme_table() {
+        for s in ["http", "https", "httpx", "ftp", "file", "urn"] {
+            assert_eq!(
+                super::table_row(s.as_bytes()),
+                crate::scheme::scheme_info(s)
+            );
+        }
+    }
+
+    #[test]
+    fn host_and_dot_checks() {
+        use super::*;
+        assert!(!plain_host(b"a.xn--b.c", true));
+        assert!(!plain_host(b"xn--b", true));
+        assert!(plain_host(b"xn--b", false));
+        assert!(plain_host(b"axn--b.c", true));
+        assert!(!plain_host(b"a.B", false));
+        assert!(!plain_host(b"abcdefgh.Bcdefgh.xn", false));
+        assert!(!plain_host(b"abcdefgh%41bcdefgh", false));
+        assert!(!plain_host(b"abcdefgh.xn--bcdefgh", true));
+        assert!(plain_host(b"abcdefgh.xn--bcdefgh", false));
+        assert!(plain_host(b"a-z.[@`{0123456789", false));
+        for c in 0u8..128 {
+            let w = u64::from_le_bytes([b'a', b'b', c, b'c', b'd', b'e', b'f', c]);
+            let want = if c == b'/' { 1u64 << 23 | 1 << 63 } else { 0 };
+            assert_eq!(eq_mask(w, b'/'), want, "{c}");
+            assert_eq!(has_upper(w), c.is_ascii_uppercase(), "{c}");
+            assert_eq!(has_byte(w, b'%'), c == b'%', "{c}");
+        }
+        let normal = |s: &str| is_normal(IriRef::parse(s).unwrap(), Level::Syntax, false, false);
+        for (p, ok) in [
+            ("s:/a/./b", false),
+            ("s:/a/..", false),
+            ("s:.", false),
+            ("s:../x", false),
+            ("s:/a.b/c.", true),
+            ("s:/...", true),
+            ("s:/.a", true),
+            ("s:", true),
+            ("a/./b", true),
+            ("s:/a?/./b", true),
+            ("s:/a#/..", true),
+            ("s:/abcdefg/./h", false),
+            ("s:/abcdef/.", false),
+            ("s:/abcdefg/..", false),
+            ("s:/abcdefg/.hij", true),
+            ("s:/abcdefgh%41bcdefghi", false),
+            ("s:/abcdefghi%2Fbcdefgh", true),
+            ("s:/abcdefg%25%41", false),
+            ("s:/abcdefg%25%25%25", true),
+        ] {
+            assert_eq!(normal(p), ok, "{p}");
+        }
+    }
+}

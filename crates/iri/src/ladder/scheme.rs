@@ -1,0 +1,256 @@
+//! The scheme rung (CMP 4.3; RFC 3986 6.2.3; RFC 3987 5.3.3), applied to a syntax-rung key.
+
+use super::pct;
+use crate::host::{IdnaProfile, domain_to_ascii};
+use crate::parse::{IriRef, Parts, parse_ipv6};
+use std::convert::Infallible;
+
+/// The scheme-rung key of a syntax-rung key `k` (which has a scheme). With the scheme's row of
+/// the scheme table ([`crate::scheme_table`]):
+///
+/// - port (RFC 3986 3.2.3, CMP 4.3): leading zeros dropped (the port is a decimal number, so
+///   `:0080` is `:80`; `:000` is `:0`); an empty port, or the scheme's default port, is
+///   removed with its `:`;
+/// - path: an empty path becomes `/` for a scheme of the table when there is an authority
+///   (CMP 4.3: `http://example.com` is `http://example.com/`);
+/// - host of a scheme whose reg-name is a DNS name: percent-decoded (UTF-8), then IDNA
+///   ToASCII, UTS 46 as WHATWG runs it ([`IdnaProfile::Web`]), so that `résumé`, `RÉSUMÉ`,
+///   `r%C3%A9sum%C3%A9` and `xn--rsum-bpad` are one host (CMP 4.3, 3987bis 3.4.2). When the
+///   octets are not UTF-8 or IDNA fails, the syntax-rung host is kept: nothing is merged and
+///   nothing fails. ASCII that IDNA lets through but a URI host does not allow is
+///   percent-encoded again;
+/// - a trailing dot is kept: `example.com.` and `example.com` are different DNS names (one
+///   absolute, one that a resolver may search) and different WHATWG origins;
+/// - IPv6 literals in the RFC 5952 text form: lowercase, no leading zeros, the longest run of
+///   two or more zero groups as `::` (the first on ties), IPv4-mapped addresses as
+///   `::ffff:a.b.c.d` (RFC 5952 4 and 5);
+/// - `file` (RFC 8089 2 and appendix B): host `localhost` with no userinfo and no port is the
+///   empty authority (CMP 4.3: a scheme's default authority is written empty), and
+///   `file:/path` is `file:///path`.
+pub(super) fn normalize(k: IriRef<String>) -> IriRef<String> {
+    let Some(scheme) = k.scheme() else {
+        return k;
+    };
+    let info = super::fast::table_row(scheme.as_bytes());
+    let file = scheme == "file";
+    let mut parts = Parts::of(&k);
+    let mut changed = false;
+    if let Some(p) = parts.port {
+        let digits = match p.trim_start_matches('0') {
+            "" if !p.is_empty() => "0",
+            t => t,
+        };
+        let default = info.and_then(|i| i.default_port);
+        if digits.is_empty() || default.is_some_and(|d| digits == d.to_string()) {
+            parts.port = None;
+            changed = true;
+        } else if digits.len() != p.len() {
+            parts.port = Some(digits);
+            changed = true;
+        }
+    }
+    let host_buf: String;
+    if let Some(h) = parts.host {
+        let new_host = if h.starts_with('[') {
+            ipv6_5952(h)
+        } else if info.is_some_and(|i| i.dns_host) {
+            dns_host(h)
+        } else {
+            None
+        };
+        if let Some(n) = new_host {
+            host_buf = n;
+            parts.host = Some(&host_buf);
+            changed = true;
+        }
+        if file
+            && parts.host == Some("localhost")
+            && parts.userinfo.is_none()
+            && parts.port.is_none()
+        {
+            parts.host = Some("");
+            changed = true;
+        }
+        if parts.path.is_empty() && info.is_some() {
+            parts.path = "/";
+            changed = true;
+        }
+    } else if file && parts.path.starts_with('/') {
+        parts.host = Some("");
+        // The syntax rung wrote "/." before a path starting with "//" only because there was
+        // no authority (RFC 3986 3.3); with one, the path is "//..." again.
+        if parts.path.starts_with("/.//") {
+            parts.path = &parts.path[2..];
+        }
+        changed = true;
+    }
+    if !changed {
+        return k;
+    }
+    let built: Result<_, Infallible> = parts.build(|out, _, text| {
+        out.push_str(text);
+        Ok(())
+    });
+    built.unwrap_or_else(|e| match e {})
+}
+
+/// The host of a DNS scheme after IDNA, when it differs from `h` (see [`normalize`]).
+pub(super) fn dns_host(h: &str) -> Option<String> {
+    // Lowercase ASCII without `%` or an `xn--` label: IDNA gives it back unchanged (the
+    // WHATWG profile lowercases ASCII and checks only punycode labels).
+    if h.is_ascii() && super::fast::plain_host(h.as_bytes(), true) {
+        return None;
+    }
+    let decoded = pct::decode_utf8(h)?;
+    let ascii = domain_to_ascii(&decoded, IdnaProfile::Web).ok()?;
+    let mut out = String::with_capacity(ascii.len());
+    for b in ascii.bytes() {
+        if pct::is_unreserved(b) || pct::is_sub_delim(b) {
+            out.push(b as char);
+        } else {
+            pct::push_pct(&mut out, b);
+        }
+    }
+    (out != h).then_some(out)
+}
+
+/// The RFC 5952 form of an IPv6 literal `[...]`, when it differs (IPvFuture: `None`).
+fn ipv6_5952(h: &str) -> Option<String> {
+    let inner = h.strip_prefix('[')?.strip_suffix(']')?;
+    let p = parse_ipv6(inner.as_bytes())?;
+    let mut out = String::with_capacity(h.len());
+    out.push('[');
+    write_ipv6(&mut out, p);
+    out.push(']');
+    (out != h).then_some(out)
+}
+
+/// Writes the RFC 5952 text form of an IPv6 address.
+pub(super) fn write_ipv6(out: &mut impl std::fmt::Write, p: [u16; 8]) {
+    if p[..5] == [0; 5] && p[5] == 0xffff {
+        // RFC 5952 5: IPv4-mapped addresses keep the dotted quad.
+        let _ = write!(
+            out,
+            "::ffff:{}.{}.{}.{}",
+            p[6] >> 8,
+            p[6] & 0xff,
+            p[7] >> 8,
+            p[7] & 0xff
+        );
+        return;
+    }
+    // RFC 5952 4.2: the longest run of two or more zero groups, the first one on ties.
+    let (mut best, mut best_len) = (8, 0);
+    let mut i = 0;
+    while i < 8 {
+        if p[i] == 0 {
+            let start = i;
+            while i < 8 && p[i] == 0 {
+                i += 1;
+            }
+            if i - start > best_len && i - start >= 2 {
+                (best, best_len) = (start, i - start);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    let mut i = 0;
+    while i < 8 {
+        if i == best {
+            let _ = out.write_str("::");
+            i += best_len;
+            continue;
+        }
+        if i > 0 && i != best + best_len {
+            let _ = out.write_char(':');
+        }
+        let _ = write!(out, "{:x}", p[i]);
+        i += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v6(s: &str) -> String {
+        let mut out = String::new();
+        write_ipv6(&mut out, parse_ipv6(s.as_bytes()).unwrap());
+        out
+    }
+
+    #[test]
+    fn rfc5952_examples() {
+        // RFC 5952 4.1-4.3 and 5.
+        assert_eq!(v6("2001:0db8::0001"), "2001:db8::1");
+        assert_eq!(v6("2001:db8:0:0:0:0:2:1"), "2001:db8::2:1");
+        assert_eq!(v6("2001:db8::0:1"), "2001:db8::1");
+        assert_eq!(v6("2001:db8:0:1:1:1:1:1"), "2001:db8:0:1:1:1:1:1");
+        assert_eq!(v6("2001:0:0:1:0:0:0:1"), "2001:0:0:1::1");
+        assert_eq!(v6("2001:db8:0:0:1:0:0:1"), "2001:db8::1:0:0:1");
+        assert_eq!(v6("2001:DB8::AAAA"), "2001:db8::aaaa");
+        assert_eq!(v6("0:0:0:0:0:ffff:c000:0201"), "::ffff:192.0.2.1");
+        assert_eq!(v6("::"), "::");
+        assert_eq!(v6("1::"), "1::");
+        assert_eq!(v6("0:0:0:0:0:0:0:1"), "::1");
+        assert_eq!(v6("::192.0.2.1"), "::c000:201");
+    }
+
+    proptest::proptest! {
+        /// The shortcut of [`dns_host`] is what IDNA would do: a lowercase ASCII reg-name
+        /// without `%` or an `xn--` label comes back unchanged from the WHATWG profile.
+        #[test]
+        fn plain_hosts_are_their_own_idna(h in "([a-z0-9._~!$&'()*+,;=-]|xn|x-){0,24}") {
+            if super::super::fast::plain_host(h.as_bytes(), true) {
+                let a = domain_to_ascii(&h, IdnaProfile::Web);
+                proptest::prop_assert_eq!(a.as_deref(), Ok(h.as_str()));
+            }
+        }
+    }
+
+    #[test]
+    fn plain_vector_hosts_are_their_own_idna() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/normalize");
+        let text = std::fs::read_to_string(dir.join("wpt-idna.jsonl")).expect("idna vectors");
+        let mut n = 0;
+        for line in text.lines() {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            for f in ["input", "expected"] {
+                let Some(h) = v[f].as_str() else { continue };
+                // Hosts of IRI keys: reg-name characters only (RFC 3986 3.2.2).
+                let reg_name = h
+                    .bytes()
+                    .all(|b| pct::is_unreserved(b) || pct::is_sub_delim(b));
+                if reg_name && super::super::fast::plain_host(h.as_bytes(), true) {
+                    n += 1;
+                    assert_eq!(
+                        domain_to_ascii(h, IdnaProfile::Web).as_deref(),
+                        Ok(h),
+                        "{h}"
+                    );
+                }
+            }
+        }
+        assert!(n > 50, "{n}");
+    }
+
+    #[test]
+    fn idna_hosts() {
+        assert_eq!(
+            dns_host("r%C3%A9sum%C3%A9.example").as_deref(),
+            Some("xn--rsum-bpad.example")
+        );
+        assert_eq!(
+            dns_host("R%C3%89SUM%C3%89.example").as_deref(),
+            Some("xn--rsum-bpad.example")
+        );
+        assert_eq!(dns_host("xn--rsum-bpad.example"), None);
+        assert_eq!(dns_host("example.com."), None);
+        // Not UTF-8, or IDNA fails: keep the host.
+        assert_eq!(dns_host("%FC.example"), None);
+        assert_eq!(dns_host("a%2Fb"), None);
+    }
+}

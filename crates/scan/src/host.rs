@@ -1,0 +1,255 @@
+//! Host names inside candidates: DNS label rules, the TLD (public-suffix) check for links without
+//! a scheme, and the rule for text in another script glued to a host.
+//!
+//! Glued text: in running text without spaces (CJK, Thai, ...) a link is often followed or
+//! preceded directly by words: `http://example.com你好`, `中国語example.com`. A non-ASCII
+//! character does not end an IRI (3987bis 7.3), but a host label that mixes Latin letters with
+//! letters of another script is not a valid IDN label under the registry rules that keep one
+//! script per label (ICANN IDN guidelines; UTS #39 mixed-script detection), so the host is cut
+//! where the scripts meet, and the glued text is left as text.
+
+use crate::boundary::{Script, script};
+use crate::tld_data::TLDS;
+
+/// Whether `label` (any case, Unicode or ACE form) is a top-level domain of the embedded list
+/// (`tld_data.rs`, from the ICANN section of the Public Suffix List).
+pub(crate) fn is_tld(label: &str) -> bool {
+    if label.is_empty() || label.len() > 64 {
+        return false;
+    }
+    let mut buf = [0u8; 256];
+    let mut n = 0;
+    for c in label.chars() {
+        for l in c.to_lowercase() {
+            if n + 4 > buf.len() {
+                return false;
+            }
+            n += l.encode_utf8(&mut buf[n..]).len();
+        }
+    }
+    let key = &buf[..n];
+    TLDS.binary_search_by(|t| t.as_bytes().cmp(key)).is_ok()
+}
+
+/// A dotted-quad IPv4 address (four decimal parts of one to three digits, each at most 255).
+pub(crate) fn is_ipv4(s: &str) -> bool {
+    let mut parts = 0;
+    for p in s.split('.') {
+        parts += 1;
+        if parts > 4 || p.is_empty() || p.len() > 3 || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+        if p.parse::<u16>().map_or(true, |v| v > 255) {
+            return false;
+        }
+    }
+    parts == 4
+}
+
+/// Byte offset inside `label` where a Latin letter and a letter of another script meet (the
+/// offset of the first character after the meeting point), searching from the left.
+fn first_transition(label: &str) -> Option<usize> {
+    let mut last = Script::Neutral;
+    for (i, c) in label.char_indices() {
+        let s = script(c);
+        if s == Script::Neutral {
+            continue;
+        }
+        if last != Script::Neutral && s != last {
+            return Some(i);
+        }
+        last = s;
+    }
+    None
+}
+
+/// Number of bytes at the start of `run` to skip so that a first label like `中国語example`
+/// starts at its Latin part (leading glued text), or 0.
+pub(crate) fn leading_glue(run: &str) -> usize {
+    let first = run.split('.').next().unwrap_or("");
+    let mut last = Script::Neutral;
+    let mut cut = 0;
+    for (i, c) in first.char_indices() {
+        let s = script(c);
+        if s == Script::Neutral {
+            continue;
+        }
+        if last == Script::Other && s == Script::Latin {
+            cut = i;
+        }
+        last = s;
+    }
+    cut
+}
+
+/// How much of a host to keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HostCut {
+    /// The whole host is valid.
+    Whole,
+    /// Keep the first n bytes; the link ends there (glued text or a trailing `-` cut off).
+    Cut(usize),
+}
+
+/// Checks a host that should be a DNS name (or IPv4 address). `need_tld`: links without a scheme
+/// need a public suffix as their last label. Returns `None` when the candidate must be dropped.
+pub(crate) fn check_dns(host: &str, need_tld: bool) -> Option<HostCut> {
+    if host.is_empty() {
+        return None;
+    }
+    let body = host.strip_suffix('.').unwrap_or(host);
+    if body.is_empty() {
+        return None;
+    }
+    if body.bytes().all(|b| b.is_ascii_digit() || b == b'.') && body.contains('.') {
+        return if is_ipv4(body) {
+            Some(HostCut::Whole)
+        } else {
+            None
+        };
+    }
+    let mut start = 0;
+    let mut labels = 0;
+    let total = body.len();
+    loop {
+        let end = body[start..].find('.').map_or(total, |i| start + i);
+        let label = &body[start..end];
+        let last = end == total;
+        labels += 1;
+        if label.is_empty() || label.starts_with(['-', '_']) {
+            return None;
+        }
+        if !label
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '%' || !c.is_ascii())
+        {
+            return None;
+        }
+        if let Some(t) = first_transition(label) {
+            // glued text: keep the host up to where the scripts meet
+            let kept = &label[..t];
+            if kept.is_empty() || kept.ends_with('-') || (labels < 2 && need_tld) {
+                return None;
+            }
+            if need_tld && !is_tld(kept) {
+                return None;
+            }
+            return Some(HostCut::Cut(start + kept.len()));
+        }
+        if label.ends_with('_') {
+            return None;
+        }
+        if label.ends_with('-') {
+            if !last {
+                return None;
+            }
+            let kept = label.trim_end_matches('-');
+            if need_tld && (labels < 2 || !is_tld(kept)) {
+                return None;
+            }
+            return Some(HostCut::Cut(start + kept.len()));
+        }
+        if last {
+            if labels > 1 && label.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            if need_tld {
+                if labels < 2 {
+                    return None;
+                }
+                if is_tld(label) {
+                    return Some(HostCut::Whole);
+                }
+                // `foo.com-based`, `example.com_x`: cut the last label at a hyphen
+                for (i, b) in label.bytes().enumerate() {
+                    if (b == b'-' || b == b'_') && is_tld(&label[..i]) {
+                        return Some(HostCut::Cut(start + i));
+                    }
+                }
+                // a TLD in another script followed by more text in that script, with no space
+                // between (`twitter.みんなです`): the longest prefix that is a TLD
+                if label.chars().all(|c| script(c) == Script::Other) {
+                    let mut best = None;
+                    for (i, _) in label.char_indices().skip(1) {
+                        if i > 64 {
+                            break;
+                        }
+                        if is_tld(&label[..i]) {
+                            best = Some(i);
+                        }
+                    }
+                    return best.map(|i| HostCut::Cut(start + i));
+                }
+                return None;
+            }
+            return Some(HostCut::Whole);
+        }
+        start = end + 1;
+    }
+}
+
+/// A textual IPv6 address (RFC 4291 2.2), except the bare `::`.
+pub(crate) fn is_ipv6(s: &str) -> bool {
+    s.len() >= 2 && s.parse::<std::net::Ipv6Addr>().is_ok() && s != "::"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tlds() {
+        assert!(is_tld("com"));
+        assert!(is_tld("COM"));
+        assert!(is_tld("рф"));
+        assert!(is_tld("中国"));
+        assert!(is_tld("xn--8y0a063a"));
+        assert!(!is_tld("comtest"));
+        assert!(!is_tld("invalid"));
+    }
+
+    #[test]
+    fn dns() {
+        assert_eq!(check_dns("example.com", true), Some(HostCut::Whole));
+        assert_eq!(check_dns("example.com.", true), Some(HostCut::Whole));
+        assert_eq!(check_dns("example.com你好", false), Some(HostCut::Cut(11)));
+        assert_eq!(
+            check_dns("example.comだよね.comtest", true),
+            Some(HostCut::Cut(11))
+        );
+        assert_eq!(check_dns("example.com-", false), Some(HostCut::Cut(11)));
+        assert_eq!(check_dns("foo.com-foo", true), Some(HostCut::Cut(7)));
+        assert_eq!(check_dns("a.-b.com", false), None);
+        assert_eq!(check_dns("a.b-.com", false), None);
+        assert_eq!(check_dns("-a.com", false), None);
+        assert_eq!(check_dns("www.example..com", true), None);
+        assert_eq!(check_dns("1.2.3.4", true), Some(HostCut::Whole));
+        assert_eq!(check_dns("1.2.3.400", true), None);
+        assert_eq!(check_dns("12-7.0.0.1", false), None);
+        assert_eq!(check_dns("localhost", false), Some(HostCut::Whole));
+        assert_eq!(check_dns("localhost", true), None);
+        assert_eq!(check_dns("üñîçøðé.com", true), Some(HostCut::Whole));
+        assert_eq!(check_dns("中国.中国", true), Some(HostCut::Whole));
+        assert_eq!(check_dns("✪df.ws", true), Some(HostCut::Whole));
+        assert_eq!(check_dns("xn--はじめよう.com", false), None);
+    }
+
+    #[test]
+    fn glue() {
+        assert_eq!(leading_glue("中国語example.com"), "中国語".len());
+        assert_eq!(leading_glue("example.com"), 0);
+        assert_eq!(leading_glue("президент.рф"), 0);
+    }
+
+    #[test]
+    fn ips() {
+        assert!(is_ipv4("255.1.1.1"));
+        assert!(!is_ipv4("300.1.1.1"));
+        assert!(!is_ipv4("1.1.1"));
+        assert!(is_ipv6("::1"));
+        assert!(is_ipv6("2001:db8::1"));
+        assert!(is_ipv6("::FFFF:129.144.52.38"));
+        assert!(!is_ipv6("::"));
+        assert!(!is_ipv6("12:30"));
+    }
+}

@@ -1,0 +1,149 @@
+//! Adversarial inputs finish in linear time. Asserted on the finder's work counter
+//! ([`ScanStats::work`]: text bytes visited by look backs, forward scans and rescans), never on
+//! wall-clock time: doubling the input at most doubles the work (with 15% slack), and the work
+//! per input byte stays under a constant.
+
+use linksieve_scan::{ScanOptions, ScanStats, Scanner};
+
+const N: usize = 1_000_000;
+
+fn all_modes() -> ScanOptions {
+    ScanOptions {
+        schemeless: true,
+        email: true,
+        ..ScanOptions::default()
+    }
+}
+
+fn run(input: &[u8], o: &ScanOptions, chunk: usize) -> (ScanStats, usize) {
+    let mut s = Scanner::new(o);
+    let mut out = Vec::new();
+    for c in input.chunks(chunk.max(1)) {
+        s.feed(c, &mut out).expect("feed");
+    }
+    s.finish(&mut out).expect("finish");
+    (*s.stats(), out.len())
+}
+
+/// `make(n)` builds an input of about n bytes; checks the scaling from n to 2n, whole and in
+/// small chunks, and returns the hit count at size n.
+fn linear(name: &str, make: impl Fn(usize) -> Vec<u8>, o: &ScanOptions) -> usize {
+    let mut hits = 0;
+    for chunk in [usize::MAX, 4093] {
+        let a = make(N);
+        let b = make(2 * N);
+        let (sa, ha) = run(&a, o, chunk);
+        let (sb, _) = run(&b, o, chunk);
+        let per_byte = sa.work as f64 / a.len() as f64;
+        assert!(
+            per_byte <= 12.0,
+            "{name} (chunk {chunk}): {} work for {} bytes",
+            sa.work,
+            a.len()
+        );
+        // work(2n) <= 2 * work(n) * 1.15 (+ a constant)
+        assert!(
+            sb.work <= sa.work * 23 / 10 + 100_000,
+            "{name} (chunk {chunk}): work {} for {} bytes but {} for {} bytes",
+            sa.work,
+            a.len(),
+            sb.work,
+            b.len()
+        );
+        hits = ha;
+    }
+    hits
+}
+
+fn rep(unit: &str, n: usize) -> Vec<u8> {
+    unit.repeat(n / unit.len()).into_bytes()
+}
+
+#[test]
+fn open_parens() {
+    linear("(", |n| rep("(", n), &all_modes());
+    // the same inside a link: each `(` is counted, the link is too long and skipped
+    let h = linear(
+        "http://x.org/(((",
+        |n| {
+            [
+                b"http://x.org/".to_vec(),
+                rep("(", n),
+                b" http://ok.example/".to_vec(),
+            ]
+            .concat()
+        },
+        &all_modes(),
+    );
+    assert_eq!(h, 1);
+}
+
+#[test]
+fn a_at_repeated() {
+    linear("a@", |n| rep("a@", n), &all_modes());
+    linear("a@b.", |n| rep("a@b.", n), &all_modes());
+}
+
+#[test]
+fn dots() {
+    linear("....", |n| rep(".", n), &all_modes());
+    linear("a.a.a.", |n| rep("a.", n), &all_modes());
+    linear("www.a.com.", |n| rep("www.a.com.", n), &all_modes());
+}
+
+#[test]
+fn scheme_repeated() {
+    let h = linear("http://", |n| rep("http://", n), &all_modes());
+    assert_eq!(
+        h, 0,
+        "a single candidate longer than the maximum link length"
+    );
+    linear("http:// ", |n| rep("http:// ", n), &ScanOptions::default());
+    linear(
+        "a://b'c:",
+        |n| rep("https://a.com'", n),
+        &ScanOptions::default(),
+    );
+    linear("mailto:a:", |n| rep("mailto:a:", n), &all_modes());
+    linear(
+        "<http://a\\n",
+        |n| rep("<http://a\n", n),
+        &ScanOptions::default(),
+    );
+    linear("::::", |n| rep(":", n), &all_modes());
+    linear("1:2:3:", |n| rep("1:2:", n), &all_modes());
+}
+
+#[test]
+fn one_big_line_without_whitespace() {
+    let h = linear(
+        "big line",
+        |n| {
+            let mut v = rep("x", n / 2);
+            v.extend_from_slice(b"http://a.example/");
+            v.extend(rep("y", n / 2));
+            v
+        },
+        &all_modes(),
+    );
+    assert_eq!(h, 0);
+    // links glued by `,` are one candidate, too long, skipped
+    let h = linear(
+        "glued links",
+        |n| rep("http://a.example/x,", n),
+        &all_modes(),
+    );
+    assert_eq!(h, 0);
+    let h = linear(
+        "quoted links",
+        |n| rep("\"http://a.example/\"", n),
+        &all_modes(),
+    );
+    assert_eq!(h, N / 19);
+    let h = linear(
+        "dense urls",
+        |n| rep("(http://a.example/x)", n),
+        &all_modes(),
+    );
+    assert_eq!(h, N / 20);
+}
