@@ -102,6 +102,38 @@ fn main() {
                 now.saturating_sub(base) as f64 / n as f64,
                 peak.saturating_sub(base) as f64 / n as f64,
             );
+            drop(set);
+            // The same through the batch API (reads home slots ahead).
+            let mut set = MemorySet::new();
+            let mut answers = Vec::new();
+            let mut st = n;
+            let mut buf = Vec::with_capacity(4096);
+            let t = Instant::now();
+            let mut left = n;
+            while left > 0 {
+                buf.clear();
+                buf.extend((0..left.min(4096)).map(|_| Fingerprint(fp(&mut st))));
+                left -= buf.len() as u64;
+                set.insert_batch(&buf, &mut answers).expect("infallible");
+            }
+            let tb_new = t.elapsed().as_secs_f64();
+            let mut st = n;
+            let t = Instant::now();
+            let mut left = n;
+            while left > 0 {
+                buf.clear();
+                buf.extend((0..left.min(4096)).map(|_| Fingerprint(fp(&mut st))));
+                left -= buf.len() as u64;
+                set.insert_batch(&buf, &mut answers).expect("infallible");
+                assert!(answers.iter().all(|&a| !a));
+            }
+            let tb_seen = t.elapsed().as_secs_f64();
+            println!(
+                "| MemorySet, insert_batch of 4096 | {n} | {:.1} | {:.1} | {:.2} | | |",
+                n as f64 / tb_new / 1e6,
+                n as f64 / tb_seen / 1e6,
+                set.memory_bytes() as f64 / n as f64,
+            );
         }
         {
             let (base, _) = rss();

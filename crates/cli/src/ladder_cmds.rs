@@ -107,7 +107,7 @@ pub struct CompareArgs {
 }
 
 /// Builds the options; reports the redirect file's counts on stderr.
-fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<NormalizeOptions> {
+pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<NormalizeOptions> {
     let level: Level = l.level.into();
     if level != Level::Protocol && (l.rules.is_some() || l.redirects.is_some()) {
         bail!("--rules and --redirects apply at the protocol rung: add --level protocol");

@@ -5,6 +5,7 @@
 mod iri_cmds;
 mod ladder_cmds;
 mod lines;
+mod run_cmd;
 mod scan_cmd;
 
 use clap::{Parser, Subcommand};
@@ -30,6 +31,8 @@ enum Command {
     ToIri(iri_cmds::PlainArgs),
     /// Check bidi rules and characters not appropriate in IRIs (3987bis 4.1, 4.2, 5.1, 6.3)
     Check(iri_cmds::PlainArgs),
+    /// The main job: find every IRI in the inputs, key it on the ladder, write each key once
+    Run(Box<run_cmd::RunArgs>),
     /// Find IRIs in running text
     Scan(scan_cmd::ScanArgs),
     /// Normalize IRIs to keys on a rung of the comparison ladder (draft-ietf-iri-comparison 4)
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::ToUri(a) => iri_cmds::to_uri(a),
         Command::ToIri(a) => iri_cmds::to_iri(a),
         Command::Check(a) => iri_cmds::check(a),
+        Command::Run(a) => run_cmd::run(a),
         Command::Scan(a) => scan_cmd::run(a),
         Command::Normalize(a) => ladder_cmds::normalize(a),
         Command::Compare(a) => ladder_cmds::compare(a),

@@ -9,7 +9,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use linksieve_scan::{DEFAULT_MAX_LINK_LEN, EncodingChoice, Hit, ScanOptions, ScanStats, Scanner};
+use linksieve_scan::{
+    DEFAULT_MAX_LINK_LEN, EncodingChoice, HitRef, ScanOptions, ScanStats, Scanner,
+};
 use serde_json::json;
 
 /// Output format of `scan`.
@@ -47,7 +49,9 @@ pub struct ScanArgs {
     /// Longest link in bytes; longer candidates are counted and skipped.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINK_LEN)]
     pub max_link_len: usize,
-    /// Print counters (bytes, links, malformed input, skipped candidates) to stderr.
+    /// Print counters (bytes, links, malformed input, skipped candidates) to stderr. Decodes
+    /// all of the input to count malformed sequences exactly (without it, input in an
+    /// ASCII-compatible encoding is decoded only around candidates).
     #[arg(long)]
     pub stats: bool,
     /// Files to read; `-` or none for standard input.
@@ -66,6 +70,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
         email: args.email,
         ascii_only: args.ascii_only,
         max_link_len: args.max_link_len,
+        decode_all: args.stats,
     };
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -148,7 +153,9 @@ fn scan_one(
     };
     let mut scanner = Scanner::new(opts);
     let mut buf = vec![0u8; CHUNK];
-    let mut hits = Vec::new();
+    // the first error writing a link (a closed pipe ends the scan early)
+    let mut failed = None;
+    let format = args.format;
     loop {
         let n = match reader.read(&mut buf) {
             Ok(0) => break,
@@ -156,38 +163,47 @@ fn scan_one(
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e).context("cannot read"),
         };
-        scanner.feed(&buf[..n], &mut hits)?;
-        write_hits(&hits, &file, args.format, out)?;
-        hits.clear();
+        scanner.feed_with(&buf[..n], |h| {
+            if failed.is_none() {
+                failed = write_hit(&h, &file, format, out).err();
+            }
+        })?;
+        if let Some(e) = failed.take() {
+            return Err(e);
+        }
     }
-    scanner.finish(&mut hits)?;
-    write_hits(&hits, &file, args.format, out)?;
-    Ok(*scanner.stats())
+    scanner.finish_with(|h| {
+        if failed.is_none() {
+            failed = write_hit(&h, &file, format, out).err();
+        }
+    })?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(*scanner.stats()),
+    }
 }
 
-fn write_hits(hits: &[Hit], file: &str, format: ScanFormat, out: &mut impl Write) -> Result<()> {
-    for h in hits {
-        match format {
-            ScanFormat::Text => {
-                out.write_all(h.text.as_bytes())?;
-                out.write_all(b"\n")?;
-            }
-            ScanFormat::Jsonl => {
-                let v = json!({
-                    "link": h.text,
-                    "file": file,
-                    "start": h.start,
-                    "end": h.end,
-                    "line": h.line,
-                    "kind": h.kind.as_str(),
-                    "trimmed": h.trimmed.tags(),
-                    "trailing": h.trimmed.trailing,
-                    "encoding": h.encoding.name(),
-                    "from_legacy": h.from_legacy,
-                    "nfc_changed": h.nfc_changed,
-                });
-                writeln!(out, "{v}")?;
-            }
+fn write_hit(h: &HitRef<'_>, file: &str, format: ScanFormat, out: &mut impl Write) -> Result<()> {
+    match format {
+        ScanFormat::Text => {
+            out.write_all(h.text.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        ScanFormat::Jsonl => {
+            let v = json!({
+                "link": h.text,
+                "file": file,
+                "start": h.start,
+                "end": h.end,
+                "line": h.line,
+                "kind": h.kind.as_str(),
+                "trimmed": h.trimmed.tags(),
+                "trailing": h.trimmed.trailing,
+                "encoding": h.encoding.name(),
+                "from_legacy": h.from_legacy,
+                "nfc_changed": h.nfc_changed,
+            });
+            writeln!(out, "{v}")?;
         }
     }
     Ok(())

@@ -9,6 +9,8 @@ const MIN_SHARD_SLOTS: usize = 16;
 /// Maximum load factor, as a fraction: a shard grows before it would exceed 9/10 full.
 const MAX_LOAD_NUM: usize = 9;
 const MAX_LOAD_DEN: usize = 10;
+/// Fingerprints whose home slots are read ahead in a batch insert.
+const LOOKAHEAD: usize = 16;
 
 /// The exact seen-set in RAM, at about 22 bytes per unique key at any size (the design's
 /// structural bound is 16 / 0.6 = 26.7 bytes for a single table just after it grew; see below).
@@ -39,6 +41,8 @@ pub struct MemorySet {
     shard_shift: u32,
     has_zero: bool,
     len: u64,
+    /// The keys of the shard being grown (reused; one shard's worth).
+    scratch: Vec<u128>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -95,6 +99,7 @@ impl MemorySet {
             shard_shift: 128 - bits,
             has_zero: false,
             len: 0,
+            scratch: Vec::new(),
         }
     }
 
@@ -150,7 +155,11 @@ impl MemorySet {
             return new;
         }
         let s = self.shard_of(v);
-        let new = self.shards[s].insert(v);
+        let shard = &mut self.shards[s];
+        if shard.len >= shard.grow_at {
+            shard.grow(&mut self.scratch);
+        }
+        let new = shard.insert(v);
         self.len += new as u64;
         new
     }
@@ -219,11 +228,9 @@ impl Shard {
         ((v as u64 as u128 * slots as u128) >> 64) as usize
     }
 
+    /// Inserts into a table with room (the caller grows it first).
     #[inline]
     fn insert(&mut self, v: u128) -> bool {
-        if self.len >= self.grow_at {
-            self.grow();
-        }
         let n = self.slots.len();
         let mut i = Self::home(v, n);
         loop {
@@ -266,17 +273,25 @@ impl Shard {
         }
     }
 
+    /// Grows the table by 1.5x in place: the buffer is reallocated (for large tables the
+    /// allocator moves the pages instead of copying them), so only the added part is fresh
+    /// memory; the keys wait in `scratch` meanwhile. Growing into a new buffer instead would
+    /// touch fresh pages worth three times the final table over the set's life (page faults
+    /// and kernel page clearing were half the insert time).
     #[cold]
-    fn grow(&mut self) {
-        let old = std::mem::take(&mut self.slots);
-        let slots = if old.is_empty() {
-            self.first_slots.max(MIN_SHARD_SLOTS)
-        } else {
-            old.len() + old.len() / 2
-        };
-        self.allocate(slots);
-        let n = slots;
-        for v in old.into_iter().filter(|&v| v != 0) {
+    fn grow(&mut self, scratch: &mut Vec<u128>) {
+        if self.slots.is_empty() {
+            self.allocate(self.first_slots.max(MIN_SHARD_SLOTS));
+            return;
+        }
+        let n = self.slots.len() + self.slots.len() / 2;
+        scratch.clear();
+        scratch.extend(self.slots.iter().copied().filter(|&v| v != 0));
+        self.slots.clear();
+        self.slots.reserve_exact(n);
+        self.slots.resize(n, 0);
+        self.grow_at = n * MAX_LOAD_NUM / MAX_LOAD_DEN;
+        for &v in scratch.iter() {
             let mut i = Self::home(v, n);
             while self.slots[i] != 0 {
                 i += 1;
@@ -290,10 +305,25 @@ impl Shard {
 }
 
 impl SeenSet for MemorySet {
-    /// Never fails.
+    /// Never fails. Faster than one [`insert`](MemorySet::insert) after another on large sets:
+    /// it reads the home slots of 16 fingerprints before probing for any of them, so that
+    /// their cache misses overlap.
     fn insert_batch(&mut self, fps: &[Fingerprint], new: &mut Vec<bool>) -> Result<()> {
         new.clear();
-        new.extend(fps.iter().map(|&fp| self.insert(fp)));
+        new.reserve(fps.len());
+        for group in fps.chunks(LOOKAHEAD) {
+            // Independent loads: the CPU has them in flight together (a prefetch in safe Rust).
+            let mut touched = 0u128;
+            for fp in group {
+                let shard = &self.shards[self.shard_of(fp.0)];
+                let n = shard.slots.len();
+                if n > 0 {
+                    touched ^= shard.slots[Shard::home(fp.0, n)];
+                }
+            }
+            std::hint::black_box(touched);
+            new.extend(group.iter().map(|&fp| self.insert(fp)));
+        }
         Ok(())
     }
 
@@ -305,6 +335,7 @@ impl SeenSet for MemorySet {
     fn memory_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
             + self.shards.capacity() * std::mem::size_of::<Shard>()
+            + self.scratch.capacity() * std::mem::size_of::<u128>()
             + self
                 .shards
                 .iter()

@@ -2,10 +2,12 @@
 
 use crate::{DedupError, FINGERPRINT_VERSION, Fingerprint, Result, SeenSet};
 use redb::{Database, ReadableTable, TableDefinition};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 
-/// The version of the store's layout (tables, block encoding, meta keys). Recorded in the
+/// The version of the store's layout (tables, chunk encoding, meta keys). Recorded in the
 /// store; a store of another layout is refused with [`DedupError::IdentityMismatch`].
 ///
 /// ```
@@ -13,17 +15,26 @@ use std::path::{Path, PathBuf};
 /// ```
 pub const STORE_FORMAT: u32 = 1;
 
-/// Fingerprint blocks: key = the block's lower fence, value = sorted entries.
-const BLOCKS: TableDefinition<u128, &[u8]> = TableDefinition::new("fingerprint_blocks");
+/// Run chunks: key = (run number, first fingerprint of the chunk), value = sorted fingerprints
+/// (16 bytes each, little-endian).
+const CHUNKS: TableDefinition<(u64, u128), &[u8]> = TableDefinition::new("run_chunks");
+/// Runs: key = run number, value = tag (u32: the process run that wrote it), level (u32),
+/// fingerprints (u64), all little-endian.
+const RUNS: TableDefinition<u64, &[u8]> = TableDefinition::new("runs");
 /// Identity and counters.
 const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta");
 
-/// Bytes of one entry in a block: the fingerprint (u128 LE) and the run that stored it (u32 LE).
-const ENTRY_BYTES: usize = 20;
-/// A block is split when it holds more entries than this (about 7.8 KiB of value).
-const MAX_BLOCK: usize = 400;
-/// Blocks made by a split hold about this many entries.
-const SPLIT_TARGET: usize = 300;
+/// Fingerprints per chunk: 32,000 bytes of value, which with the key and the page header fits
+/// one 32 KiB page of redb.
+const CHUNK_FPS: usize = 2000;
+const FP_BYTES: usize = 16;
+/// Runs of one level merged into one run of the next level.
+const FANOUT: usize = 4;
+
+/// Lookup answers, ordered: a candidate keeps the largest it gets.
+const ABSENT: u8 = 0;
+const IN_ABANDONED: u8 = 1;
+const SEEN: u8 = 2;
 
 /// What keys of a store are: recorded when the store is made, compared at every open. Keys made
 /// with another rung, form or rule set are different strings, so a store refuses to mix them.
@@ -106,14 +117,17 @@ impl Default for PersistentOptions {
 /// The persistent seen-set (`--seen PATH`): fingerprints kept across runs, so that a crawler
 /// frontier writes only keys no earlier run wrote.
 ///
-/// **Store.** One [redb](https://www.redb.org) file. Fingerprints are kept in sorted blocks of
-/// at most 400 entries (20 bytes each: the fingerprint and the number of the run that stored
-/// it), keyed by the block's lower fence, the first block's fence being 0; a full block is split
-/// in blocks of about 300. A batch is sorted, and each block it touches is read, merged and
-/// written once, in one write transaction, so a batch of a million keys costs tens of thousands
-/// of tree operations instead of a million. The blocks are also the filter: the answer new/seen
-/// comes from the merge, so no Bloom filter or in-memory copy is needed in front, and memory
-/// stays at one batch plus the page cache.
+/// **Store.** One [redb](https://www.redb.org) file holding a log-structured set: immutable
+/// sorted *runs* of fingerprints, each cut in chunks of 2,000 (32,000 bytes, one 32 KiB page),
+/// keyed by (run number, first fingerprint). A batch is sorted and deduplicated, looked up in
+/// every run (a sequential merge over the run's chunks, or one chunk read per candidate when
+/// the batch is small against the run), and its new fingerprints become a new run, all in one
+/// write transaction. Runs of one level are merged four at a time (k-way) into a run of the
+/// next level, so each fingerprint is rewritten about `log4(keys / batch)` times and the number
+/// of runs stays logarithmic. (A B-tree keyed by fingerprint, one entry per key or blocks of
+/// keys, rewrites every leaf for every large batch of random keys; the crate README has the
+/// measurements of both layouts.) The runs are also the filter: the answer new/seen comes from the merge, so nothing has to
+/// be kept in memory between batches but the list of runs.
 ///
 /// **Identity.** A `meta` table records [`STORE_FORMAT`], [`FINGERPRINT_VERSION`] and the
 /// caller's [`StoreIdentity`] when the store is made; [`open`](PersistentSet::open) refuses any
@@ -126,8 +140,9 @@ impl Default for PersistentOptions {
 /// batches that were not committed are new to it and get committed and written. Keys of the
 /// batch that was committed but not yet written when the process died count as
 /// [`Abandoned::Seen`] by default; a caller whose output of a killed run is discarded (atomic
-/// output) opens with [`Abandoned::New`] to write them again. A run that completes calls
-/// [`finish`](PersistentSet::finish); its keys are then seen for every later run. Only one
+/// output) opens with [`Abandoned::New`] to write them again (each run is tagged with the
+/// process run that wrote it, for this). A run that completes calls
+/// [`finish`](PersistentSet::finish); its keys are then seen by every later run. Only one
 /// process can open a store at a time (redb locks the file).
 ///
 /// ```
@@ -159,10 +174,48 @@ pub struct PersistentSet {
     abandoned: Abandoned,
     len: u64,
     cache_bytes: usize,
+    runs: Vec<RunInfo>,
+    next_no: u64,
     sorted: Vec<(u128, usize)>,
-    block: Vec<(u128, u32)>,
-    merged: Vec<(u128, u32)>,
-    bytes: Vec<u8>,
+    status: Vec<u8>,
+    fresh: Vec<u128>,
+}
+
+/// One run of the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RunInfo {
+    no: u64,
+    /// The process run that wrote it (for merged runs of finished runs: the largest of theirs).
+    tag: u32,
+    level: u32,
+    len: u64,
+}
+
+impl RunInfo {
+    fn encode(&self) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        b[..4].copy_from_slice(&self.tag.to_le_bytes());
+        b[4..8].copy_from_slice(&self.level.to_le_bytes());
+        b[8..].copy_from_slice(&self.len.to_le_bytes());
+        b
+    }
+
+    fn decode(path: &Path, no: u64, v: &[u8]) -> Result<RunInfo> {
+        if v.len() != 16 {
+            return Err(corrupt(
+                path,
+                format!("run {no}: {} bytes of info", v.len()),
+            ));
+        }
+        let mut len = [0u8; 8];
+        len.copy_from_slice(&v[8..]);
+        Ok(RunInfo {
+            no,
+            tag: u32::from_le_bytes([v[0], v[1], v[2], v[3]]),
+            level: u32::from_le_bytes([v[4], v[5], v[6], v[7]]),
+            len: u64::from_le_bytes(len),
+        })
+    }
 }
 
 impl std::fmt::Debug for PersistentSet {
@@ -172,6 +225,7 @@ impl std::fmt::Debug for PersistentSet {
             .field("run", &self.run)
             .field("last_completed", &self.last_completed)
             .field("len", &self.len)
+            .field("runs", &self.runs.len())
             .finish_non_exhaustive()
     }
 }
@@ -214,6 +268,21 @@ fn read_u32(path: &Path, key: &str, v: &[u8]) -> Result<u32> {
         .map_err(|_| corrupt(path, format!("meta {key}: out of range")))
 }
 
+/// The fingerprint at position `i` of a chunk (the caller checked the length).
+#[inline]
+fn fp_at(blob: &[u8], i: usize) -> u128 {
+    let mut b = [0u8; FP_BYTES];
+    b.copy_from_slice(&blob[i * FP_BYTES..(i + 1) * FP_BYTES]);
+    u128::from_le_bytes(b)
+}
+
+fn check_chunk(path: &Path, blob: &[u8]) -> Result<usize> {
+    if blob.is_empty() || blob.len() % FP_BYTES != 0 {
+        return Err(corrupt(path, format!("chunk of {} bytes", blob.len())));
+    }
+    Ok(blob.len() / FP_BYTES)
+}
+
 impl PersistentSet {
     /// Opens the store at `path`, making it if there is no file there, and starts a new run.
     /// A new store records `identity` (with [`STORE_FORMAT`] and [`FINGERPRINT_VERSION`]); an
@@ -237,23 +306,39 @@ impl PersistentSet {
         options: PersistentOptions,
     ) -> Result<PersistentSet> {
         let path = path.as_ref().to_path_buf();
+        if !path.exists() {
+            // A new database file is made beside the target and renamed into place, so that a
+            // process killed while redb writes the file's first pages never leaves a half-made
+            // store behind (that file would not open again).
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let tmp = path.with_file_name(format!(".{name}.creating-{}", std::process::id()));
+            drop(Database::builder().create(&tmp).ctx(&tmp)?);
+            std::fs::rename(&tmp, &path).map_err(|e| DedupError::Io {
+                op: "create seen store",
+                path: path.clone(),
+                source: e,
+            })?;
+        }
         let db = Database::builder()
             .set_cache_size(options.cache_bytes)
             .create(&path)
             .ctx(&path)?;
         let mut txn = db.begin_write().ctx(&path)?;
         txn.set_quick_repair(true);
-        let (run, last_completed, len) = {
+        let (run, last_completed, len, next_no, runs) = {
             let mut meta = txn.open_table(META).ctx(&path)?;
-            // Make sure the blocks table exists, so that readers never see it missing.
-            txn.open_table(BLOCKS).ctx(&path)?;
+            txn.open_table(CHUNKS).ctx(&path)?;
+            let runs_table = txn.open_table(RUNS).ctx(&path)?;
             let format = meta
                 .get("store_format")
                 .ctx(&path)?
                 .map(|v| v.value().to_vec());
             match format {
                 None => {
-                    let fields: [(&str, &[u8]); 8] = [
+                    let fields: [(&str, &[u8]); 9] = [
                         ("store_format", &STORE_FORMAT.to_le_bytes()),
                         ("fingerprint_version", &FINGERPRINT_VERSION.to_le_bytes()),
                         ("rung", identity.rung.as_bytes()),
@@ -262,6 +347,7 @@ impl PersistentSet {
                         ("count", &0u64.to_le_bytes()),
                         ("next_run", &1u32.to_le_bytes()),
                         ("last_completed_run", &0u32.to_le_bytes()),
+                        ("next_run_no", &1u64.to_le_bytes()),
                     ];
                     for (k, v) in fields {
                         meta.insert(k, v).ctx(&path)?;
@@ -286,9 +372,15 @@ impl PersistentSet {
             let last_completed = u32::try_from(get("last_completed_run")?)
                 .map_err(|_| corrupt(&path, "last_completed_run out of range"))?;
             let len = get("count")?;
+            let next_no = get("next_run_no")?;
+            let mut runs = Vec::new();
+            for entry in runs_table.iter().ctx(&path)? {
+                let (k, v) = entry.ctx(&path)?;
+                runs.push(RunInfo::decode(&path, k.value(), v.value())?);
+            }
             meta.insert("next_run", &(run + 1).to_le_bytes()[..])
                 .ctx(&path)?;
-            (run, last_completed, len)
+            (run, last_completed, len, next_no, runs)
         };
         txn.commit().ctx(&path)?;
         Ok(PersistentSet {
@@ -299,10 +391,11 @@ impl PersistentSet {
             abandoned: options.abandoned,
             len,
             cache_bytes: options.cache_bytes,
+            runs,
+            next_no,
             sorted: Vec::new(),
-            block: Vec::new(),
-            merged: Vec::new(),
-            bytes: Vec::new(),
+            status: Vec::new(),
+            fresh: Vec::new(),
         })
     }
 
@@ -367,6 +460,20 @@ impl PersistentSet {
         self.len == 0
     }
 
+    /// The number of runs in the store now (for measurements).
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
+    /// for v in 0..4u128 { set.insert_batch(&[Fingerprint(v)], &mut Vec::new()).unwrap(); }
+    /// assert_eq!(set.runs(), 1); // four runs of level 0 were merged into one
+    /// ```
+    pub fn runs(&self) -> usize {
+        self.runs.len()
+    }
+
     /// True when the store holds the fingerprint (committed by any run, this one included).
     ///
     /// ```
@@ -380,19 +487,20 @@ impl PersistentSet {
     /// ```
     pub fn contains(&self, fp: Fingerprint) -> Result<bool> {
         let txn = self.db.begin_read().ctx(&self.path)?;
-        let table = txn.open_table(BLOCKS).ctx(&self.path)?;
-        let mut range = table.range(..=fp.0).ctx(&self.path)?;
-        let Some(entry) = range.next_back() else {
-            return Ok(false);
-        };
-        let (_, blob) = entry.ctx(&self.path)?;
-        let mut block = Vec::new();
-        decode_block(&self.path, blob.value(), &mut block)?;
-        Ok(block.binary_search_by_key(&fp.0, |e| e.0).is_ok())
+        let table = txn.open_table(CHUNKS).ctx(&self.path)?;
+        let cand = [(fp.0, 0usize)];
+        let mut status = [ABSENT];
+        for run in &self.runs {
+            lookup_sparse(&self.path, &table, run.no, &cand, &mut status, SEEN)?;
+            if status[0] != ABSENT {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
-    /// All fingerprints in the store, in increasing order (a read transaction; for tests,
-    /// exports and rebuilding filters).
+    /// All fingerprints in the store, in increasing order, each once (a read transaction; for
+    /// tests, exports and rebuilding filters).
     ///
     /// ```
     /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
@@ -400,18 +508,21 @@ impl PersistentSet {
     /// let id = StoreIdentity::new("scheme", "uri", 0);
     /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
     /// set.insert_batch(&[Fingerprint(9), Fingerprint(4)], &mut Vec::new()).unwrap();
-    /// assert_eq!(set.fingerprints().unwrap(), [Fingerprint(4), Fingerprint(9)]);
+    /// set.insert_batch(&[Fingerprint(1)], &mut Vec::new()).unwrap();
+    /// assert_eq!(set.fingerprints().unwrap(), [Fingerprint(1), Fingerprint(4), Fingerprint(9)]);
     /// ```
     pub fn fingerprints(&self) -> Result<Vec<Fingerprint>> {
         let txn = self.db.begin_read().ctx(&self.path)?;
-        let table = txn.open_table(BLOCKS).ctx(&self.path)?;
+        let table = txn.open_table(CHUNKS).ctx(&self.path)?;
         let mut out = Vec::new();
-        let mut block = Vec::new();
         for entry in table.iter().ctx(&self.path)? {
             let (_, blob) = entry.ctx(&self.path)?;
-            decode_block(&self.path, blob.value(), &mut block)?;
-            out.extend(block.iter().map(|e| Fingerprint(e.0)));
+            let blob = blob.value();
+            let n = check_chunk(&self.path, blob)?;
+            out.extend((0..n).map(|i| Fingerprint(fp_at(blob, i))));
         }
+        out.sort_unstable();
+        out.dedup();
         Ok(out)
     }
 
@@ -448,39 +559,59 @@ impl PersistentSet {
         self.db.compact().ctx(&self.path)
     }
 
-    /// Merges the sorted unique candidates `sorted[range]` into `self.block` (the block's
-    /// entries), writing the result to `self.merged`; marks new ones. Returns (changed, added).
-    fn merge_block(&mut self, lo: usize, hi: usize, new: &mut [bool]) -> (bool, u64) {
-        let renew = self.abandoned == Abandoned::New;
-        let mut changed = false;
-        let mut added = 0u64;
-        self.merged.clear();
-        let mut a = 0;
-        for &(fp, idx) in &self.sorted[lo..hi] {
-            while a < self.block.len() && self.block[a].0 < fp {
-                self.merged.push(self.block[a]);
-                a += 1;
-            }
-            if a < self.block.len() && self.block[a].0 == fp {
-                let tag = self.block[a].1;
-                // Abandoned: stored by a run after the last completed one, before this one.
-                if renew && tag > self.last_completed && tag < self.run {
-                    new[idx] = true;
-                    self.merged.push((fp, self.run));
-                    changed = true;
-                } else {
-                    self.merged.push(self.block[a]);
-                }
-                a += 1;
-            } else {
-                new[idx] = true;
-                self.merged.push((fp, self.run));
-                changed = true;
-                added += 1;
-            }
+    /// How a lookup hit in a run counts: seen, or only abandoned (see [`Abandoned`]).
+    fn class(&self, tag: u32) -> u8 {
+        if tag <= self.last_completed || tag == self.run {
+            SEEN
+        } else {
+            IN_ABANDONED
         }
-        self.merged.extend_from_slice(&self.block[a..]);
-        (changed, added)
+    }
+
+    /// Runs that may be merged together: both of finished runs, or of the same process run.
+    fn compatible(&self, a: &RunInfo, b: &RunInfo) -> bool {
+        a.tag == b.tag || (a.tag <= self.last_completed && b.tag <= self.last_completed)
+    }
+
+    /// Merges groups of [`FANOUT`] runs of one level, until no group is left.
+    fn merge_levels(
+        &self,
+        chunks: &mut redb::Table<'_, (u64, u128), &[u8]>,
+        runs_table: &mut redb::Table<'_, u64, &[u8]>,
+        runs: &mut Vec<RunInfo>,
+        next_no: &mut u64,
+    ) -> Result<()> {
+        loop {
+            let group: Option<Vec<usize>> = runs.iter().enumerate().find_map(|(i, a)| {
+                let g: Vec<usize> = (i..runs.len())
+                    .filter(|&j| runs[j].level == a.level && self.compatible(a, &runs[j]))
+                    .take(FANOUT)
+                    .collect();
+                (g.len() == FANOUT).then_some(g)
+            });
+            let Some(group) = group else {
+                return Ok(());
+            };
+            let sources: Vec<RunInfo> = group.iter().map(|&i| runs[i]).collect();
+            let merged = RunInfo {
+                no: *next_no,
+                tag: sources.iter().map(|r| r.tag).max().unwrap_or(0),
+                level: sources[0].level + 1,
+                len: merge_runs(&self.path, chunks, &sources, *next_no)?,
+            };
+            *next_no += 1;
+            for r in &sources {
+                chunks
+                    .retain_in((r.no, 0u128)..=(r.no, u128::MAX), |_, _| false)
+                    .ctx(&self.path)?;
+                runs_table.remove(r.no).ctx(&self.path)?;
+            }
+            runs_table
+                .insert(merged.no, &merged.encode()[..])
+                .ctx(&self.path)?;
+            runs.retain(|r| !sources.contains(r));
+            runs.push(merged);
+        }
     }
 }
 
@@ -534,40 +665,203 @@ fn check_identity(
     Ok(())
 }
 
-fn decode_block(path: &Path, blob: &[u8], out: &mut Vec<(u128, u32)>) -> Result<()> {
-    out.clear();
-    if blob.len() % ENTRY_BYTES != 0 {
-        return Err(corrupt(path, format!("block of {} bytes", blob.len())));
+/// Looks the sorted, unique candidates up in one run: one sequential pass over its chunks.
+fn lookup_dense(
+    path: &Path,
+    chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
+    no: u64,
+    cands: &[(u128, usize)],
+    status: &mut [u8],
+    class: u8,
+) -> Result<()> {
+    let mut j = 0;
+    if cands.is_empty() {
+        return Ok(());
     }
-    out.reserve(blob.len() / ENTRY_BYTES);
-    let mut last = None;
-    for e in blob.chunks_exact(ENTRY_BYTES) {
-        let mut fp = [0u8; 16];
-        fp.copy_from_slice(&e[..16]);
-        let fp = u128::from_le_bytes(fp);
-        let run = u32::from_le_bytes([e[16], e[17], e[18], e[19]]);
-        if last.is_some_and(|l| l >= fp) {
-            return Err(corrupt(path, "block entries out of order"));
+    for entry in chunks.range((no, 0u128)..=(no, u128::MAX)).ctx(path)? {
+        let (_, blob) = entry.ctx(path)?;
+        let blob = blob.value();
+        let n = check_chunk(path, blob)?;
+        // Skip the chunk if all its fingerprints are below the next candidate.
+        if fp_at(blob, n - 1) < cands[j].0 {
+            continue;
         }
-        last = Some(fp);
-        out.push((fp, run));
+        for i in 0..n {
+            let v = fp_at(blob, i);
+            while j < cands.len() && cands[j].0 < v {
+                j += 1;
+            }
+            if j == cands.len() {
+                return Ok(());
+            }
+            if cands[j].0 == v {
+                status[j] = status[j].max(class);
+                j += 1;
+                if j == cands.len() {
+                    return Ok(());
+                }
+            }
+        }
     }
     Ok(())
 }
 
-fn encode_block(entries: &[(u128, u32)], out: &mut Vec<u8>) {
-    out.clear();
-    out.reserve(entries.len() * ENTRY_BYTES);
-    for &(fp, run) in entries {
-        out.extend_from_slice(&fp.to_le_bytes());
-        out.extend_from_slice(&run.to_le_bytes());
+/// Looks each candidate up in one run by reading the one chunk that may hold it.
+fn lookup_sparse(
+    path: &Path,
+    chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
+    no: u64,
+    cands: &[(u128, usize)],
+    status: &mut [u8],
+    class: u8,
+) -> Result<()> {
+    for (j, &(fp, _)) in cands.iter().enumerate() {
+        if status[j] >= class {
+            continue;
+        }
+        let mut range = chunks.range((no, 0u128)..=(no, fp)).ctx(path)?;
+        let Some(entry) = range.next_back() else {
+            continue;
+        };
+        let (_, blob) = entry.ctx(path)?;
+        let blob = blob.value();
+        let n = check_chunk(path, blob)?;
+        // Binary search over the chunk's fingerprints.
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match fp_at(blob, mid).cmp(&fp) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    status[j] = class;
+                    break;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes sorted fingerprints as run `no`, in chunks.
+fn write_run(
+    path: &Path,
+    chunks: &mut redb::Table<'_, (u64, u128), &[u8]>,
+    no: u64,
+    fps: &[u128],
+    bytes: &mut Vec<u8>,
+) -> Result<()> {
+    for chunk in fps.chunks(CHUNK_FPS) {
+        bytes.clear();
+        for v in chunk {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        chunks.insert((no, chunk[0]), bytes.as_slice()).ctx(path)?;
+    }
+    Ok(())
+}
+
+/// A source run being merged: its chunks are read one at a time by key, so that the table is
+/// free for writing the output between reads.
+struct MergeSource {
+    no: u64,
+    last_key: Option<u128>,
+    buf: Vec<u128>,
+    pos: usize,
+    done: bool,
+}
+
+impl MergeSource {
+    fn next(
+        &mut self,
+        path: &Path,
+        chunks: &redb::Table<'_, (u64, u128), &[u8]>,
+    ) -> Result<Option<u128>> {
+        if self.pos == self.buf.len() {
+            if self.done {
+                return Ok(None);
+            }
+            let lower = match self.last_key {
+                None => Bound::Included((self.no, 0u128)),
+                Some(k) => Bound::Excluded((self.no, k)),
+            };
+            let mut range = chunks
+                .range::<(u64, u128)>((lower, Bound::Included((self.no, u128::MAX))))
+                .ctx(path)?;
+            match range.next() {
+                None => {
+                    self.done = true;
+                    return Ok(None);
+                }
+                Some(entry) => {
+                    let (k, blob) = entry.ctx(path)?;
+                    let blob = blob.value();
+                    let n = check_chunk(path, blob)?;
+                    self.last_key = Some(k.value().1);
+                    self.buf.clear();
+                    self.buf.extend((0..n).map(|i| fp_at(blob, i)));
+                    self.pos = 0;
+                }
+            }
+        }
+        let v = self.buf[self.pos];
+        self.pos += 1;
+        Ok(Some(v))
     }
 }
 
+/// Merges the source runs (k-way, equal fingerprints once) into run `no`; returns its length.
+fn merge_runs(
+    path: &Path,
+    chunks: &mut redb::Table<'_, (u64, u128), &[u8]>,
+    sources: &[RunInfo],
+    no: u64,
+) -> Result<u64> {
+    let mut srcs: Vec<MergeSource> = sources
+        .iter()
+        .map(|r| MergeSource {
+            no: r.no,
+            last_key: None,
+            buf: Vec::with_capacity(CHUNK_FPS),
+            pos: 0,
+            done: false,
+        })
+        .collect();
+    let mut heap = BinaryHeap::with_capacity(srcs.len());
+    for (i, s) in srcs.iter_mut().enumerate() {
+        if let Some(v) = s.next(path, chunks)? {
+            heap.push(Reverse((v, i)));
+        }
+    }
+    let mut out: Vec<u128> = Vec::with_capacity(CHUNK_FPS);
+    let mut bytes = Vec::with_capacity(CHUNK_FPS * FP_BYTES);
+    let mut len = 0u64;
+    let mut last = None;
+    while let Some(Reverse((v, i))) = heap.pop() {
+        if last != Some(v) {
+            last = Some(v);
+            out.push(v);
+            len += 1;
+            if out.len() == CHUNK_FPS {
+                write_run(path, chunks, no, &out, &mut bytes)?;
+                out.clear();
+            }
+        }
+        if let Some(next) = srcs[i].next(path, chunks)? {
+            heap.push(Reverse((next, i)));
+        }
+    }
+    if !out.is_empty() {
+        write_run(path, chunks, no, &out, &mut bytes)?;
+    }
+    Ok(len)
+}
+
 impl SeenSet for PersistentSet {
-    /// Sorts the batch, merges it into the blocks it touches in one write transaction, and
-    /// commits durably before returning (see the crash contract on [`PersistentSet`]). On error
-    /// nothing of the batch is committed and no answer may be used.
+    /// Sorts the batch, looks it up in the store's runs, writes its new fingerprints as a new
+    /// run (merging runs when a level is full) in one write transaction, and commits durably
+    /// before returning (see the crash contract on [`PersistentSet`]). On error nothing of the
+    /// batch is committed and no answer may be used.
     fn insert_batch(&mut self, fps: &[Fingerprint], new: &mut Vec<bool>) -> Result<()> {
         new.clear();
         new.resize(fps.len(), false);
@@ -581,65 +875,73 @@ impl SeenSet for PersistentSet {
         self.sorted.sort_unstable();
         // Sorted by (fingerprint, position): the first of equal ones is the first occurrence.
         self.sorted.dedup_by_key(|e| e.0);
+        self.status.clear();
+        self.status.resize(self.sorted.len(), ABSENT);
 
         let mut txn = self.db.begin_write().ctx(&path)?;
         txn.set_quick_repair(true);
-        let mut added_total = 0u64;
+        let mut runs = self.runs.clone();
+        let mut next_no = self.next_no;
+        let mut added = 0u64;
         {
-            let mut table = txn.open_table(BLOCKS).ctx(&path)?;
-            let mut i = 0;
-            while i < self.sorted.len() {
-                let fp = self.sorted[i].0;
-                // The block holding fp: the last fence <= fp (the first block's fence is 0).
-                let fence = {
-                    let mut range = table.range(..=fp).ctx(&path)?;
-                    match range.next_back() {
-                        Some(entry) => {
-                            let (k, v) = entry.ctx(&path)?;
-                            decode_block(&path, v.value(), &mut self.block)?;
-                            k.value()
-                        }
-                        None => {
-                            self.block.clear();
-                            0
-                        }
-                    }
-                };
-                // The next fence bounds the candidates that fall in this block.
-                let next = {
-                    let mut range = table
-                        .range::<u128>((Bound::Excluded(fp), Bound::Unbounded))
-                        .ctx(&path)?;
-                    match range.next() {
-                        Some(entry) => Some(entry.ctx(&path)?.0.value()),
-                        None => None,
-                    }
-                };
-                let end = i + self.sorted[i..].partition_point(|e| next.is_none_or(|n| e.0 < n));
-                let (changed, added) = self.merge_block(i, end, new);
-                added_total += added;
-                if changed {
-                    let parts = if self.merged.len() > MAX_BLOCK {
-                        self.merged.len().div_ceil(SPLIT_TARGET)
-                    } else {
-                        1
-                    };
-                    let n = self.merged.len();
-                    for p in 0..parts {
-                        let (a, b) = (p * n / parts, (p + 1) * n / parts);
-                        let key = if p == 0 { fence } else { self.merged[a].0 };
-                        encode_block(&self.merged[a..b], &mut self.bytes);
-                        table.insert(key, self.bytes.as_slice()).ctx(&path)?;
-                    }
+            let mut chunks = txn.open_table(CHUNKS).ctx(&path)?;
+            let mut runs_table = txn.open_table(RUNS).ctx(&path)?;
+            for run in &self.runs {
+                let class = self.class(run.tag);
+                let run_chunks = run.len.div_ceil(CHUNK_FPS as u64);
+                if (self.sorted.len() as u64) * 2 < run_chunks {
+                    lookup_sparse(
+                        &path,
+                        &chunks,
+                        run.no,
+                        &self.sorted,
+                        &mut self.status,
+                        class,
+                    )?;
+                } else {
+                    lookup_dense(
+                        &path,
+                        &chunks,
+                        run.no,
+                        &self.sorted,
+                        &mut self.status,
+                        class,
+                    )?;
                 }
-                i = end;
+            }
+            let renew = self.abandoned == Abandoned::New;
+            self.fresh.clear();
+            for (&(fp, idx), &st) in self.sorted.iter().zip(&self.status) {
+                if st == ABSENT || (st == IN_ABANDONED && renew) {
+                    new[idx] = true;
+                    self.fresh.push(fp);
+                    added += (st == ABSENT) as u64;
+                }
+            }
+            if !self.fresh.is_empty() {
+                let info = RunInfo {
+                    no: next_no,
+                    tag: self.run,
+                    level: 0,
+                    len: self.fresh.len() as u64,
+                };
+                next_no += 1;
+                let mut bytes = Vec::with_capacity(CHUNK_FPS * FP_BYTES);
+                write_run(&path, &mut chunks, info.no, &self.fresh, &mut bytes)?;
+                runs_table.insert(info.no, &info.encode()[..]).ctx(&path)?;
+                runs.push(info);
+                self.merge_levels(&mut chunks, &mut runs_table, &mut runs, &mut next_no)?;
             }
             let mut meta = txn.open_table(META).ctx(&path)?;
-            meta.insert("count", &(self.len + added_total).to_le_bytes()[..])
+            meta.insert("count", &(self.len + added).to_le_bytes()[..])
+                .ctx(&path)?;
+            meta.insert("next_run_no", &next_no.to_le_bytes()[..])
                 .ctx(&path)?;
         }
         txn.commit().ctx(&path)?;
-        self.len += added_total;
+        self.len += added;
+        self.runs = runs;
+        self.next_no = next_no;
         Ok(())
     }
 
@@ -652,8 +954,9 @@ impl SeenSet for PersistentSet {
         std::mem::size_of::<Self>()
             + self.cache_bytes
             + self.sorted.capacity() * std::mem::size_of::<(u128, usize)>()
-            + (self.block.capacity() + self.merged.capacity()) * std::mem::size_of::<(u128, u32)>()
-            + self.bytes.capacity()
+            + self.status.capacity()
+            + self.fresh.capacity() * FP_BYTES
+            + self.runs.capacity() * std::mem::size_of::<RunInfo>()
     }
 }
 
@@ -799,15 +1102,19 @@ mod tests {
     }
 
     #[test]
-    fn damaged_block_is_a_typed_error() {
+    fn damaged_chunk_is_a_typed_error() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("seen.redb");
+        let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
+        set.insert_batch(&[Fingerprint(5)], &mut Vec::new())
+            .unwrap();
+        drop(set);
         {
             let db = Database::create(&path).unwrap();
             let txn = db.begin_write().unwrap();
-            txn.open_table(BLOCKS)
+            txn.open_table(CHUNKS)
                 .unwrap()
-                .insert(0u128, &[1u8, 2, 3][..])
+                .insert((1u64, 5u128), &[1u8, 2, 3][..])
                 .unwrap();
             txn.commit().unwrap();
         }
@@ -817,5 +1124,42 @@ mod tests {
             .unwrap_err();
         assert!(matches!(err, DedupError::CorruptStore { .. }), "{err}");
         assert!(set.contains(Fingerprint(5)).is_err());
+        assert!(set.fingerprints().is_err());
+    }
+
+    #[test]
+    fn levels_merge_and_sparse_lookups_agree_with_memory() {
+        // 40 batches of 1,000 into a store that grows to ~30k keys over several levels, then
+        // batches of 3 (sparse lookups, one chunk read per candidate and run).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seen.redb");
+        let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
+        let mut mem = MemorySet::new();
+        let mut st = 77u64;
+        let mut next = |range: u64| {
+            st = st
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            Fingerprint(((st >> 24) % range) as u128 * 0x0000_0abc_def1_2345_6789_abcd_ef12_3457)
+        };
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for _ in 0..40 {
+            let fps: Vec<Fingerprint> = (0..1000).map(|_| next(60_000)).collect();
+            set.insert_batch(&fps, &mut a).unwrap();
+            mem.insert_batch(&fps, &mut b).unwrap();
+            assert_eq!(a, b);
+        }
+        assert!(set.runs() < 10, "{} runs", set.runs());
+        assert!(set.runs.iter().any(|r| r.level >= 2));
+        for _ in 0..30 {
+            let fps: Vec<Fingerprint> = (0..3).map(|_| next(60_000)).collect();
+            set.insert_batch(&fps, &mut a).unwrap();
+            mem.insert_batch(&fps, &mut b).unwrap();
+            assert_eq!(a, b);
+        }
+        assert_eq!(set.len(), mem.len());
+        let mut all: Vec<Fingerprint> = mem.iter().collect();
+        all.sort();
+        assert_eq!(set.fingerprints().unwrap(), all);
     }
 }

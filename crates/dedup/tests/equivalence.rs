@@ -69,10 +69,10 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(12))]
+    #![proptest_config(ProptestConfig::with_cases(10))]
 
     #[test]
-    fn persistent_matches_memory(fps in stream(), cut in 1usize..300, reopen_every in 1usize..4) {
+    fn persistent_matches_memory(fps in stream(), cut in 10usize..300, reopen_every in 1usize..4) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("seen.redb");
         let id = StoreIdentity::new("scheme", "uri", 0);

@@ -157,8 +157,8 @@ fn pct_encode_non_ascii(out: &mut String, text: &str) {
 }
 
 /// 3.5: the query in a legacy document charset. Runs of non-ASCII characters are encoded with
-/// `enc`; each resulting byte that is not an ASCII URI character is percent-encoded, and a
-/// character `enc` cannot represent becomes `%26%23N%3B` (its HTML character reference,
+/// `enc`; each resulting byte that is not an unreserved ASCII character is percent-encoded,
+/// and a character `enc` cannot represent becomes `%26%23N%3B` (its HTML character reference,
 /// percent-encoded, as the WHATWG URL Standard's "percent-encode after encoding" does).
 fn encode_query(out: &mut String, text: &str, enc: &'static Encoding) {
     let mut rest = text;
@@ -175,7 +175,10 @@ fn encode_query(out: &mut String, text: &str, enc: &'static Encoding) {
             let (res, read, written) =
                 encoder.encode_from_utf8_without_replacement(src, &mut buf, true);
             for &b in &buf[..written] {
-                if b < 0x80 && chars::is_uri_char(b) {
+                // Only unreserved bytes stay (RFC 3986 2.3: encoding them changes nothing): a
+                // byte such as `]`, `#` or `%` (Shift_JIS and ISO-2022-JP use them inside
+                // characters) would make the query invalid or change its meaning.
+                if chars::is(b, UNRESERVED) {
                     out.push(b as char);
                 } else {
                     chars::push_pct(out, &[b]);
@@ -229,13 +232,29 @@ fn pct_decode_utf8(s: &str) -> Option<std::borrow::Cow<'_, str>> {
 }
 
 /// 3.7 step 6: ToUnicode for each `xn--` label whose Unicode form is valid and appropriate;
-/// other labels get the percent-decoding of steps 1-5.
+/// the labels are those of the host after the percent-decoding of steps 1-5, since a decoded
+/// `%2E` separates labels (otherwise a second conversion would find new `xn--` labels and the
+/// conversion would not be idempotent).
 fn host_to_unicode(out: &mut String, host: &str) {
-    for (i, label) in host.split('.').enumerate() {
+    let decoded = if host.contains('%') {
+        let mut d = String::with_capacity(host.len());
+        decode_component(&mut d, host, false);
+        std::borrow::Cow::Owned(d)
+    } else {
+        std::borrow::Cow::Borrowed(host)
+    };
+    for (i, label) in decoded.split('.').enumerate() {
         if i > 0 {
             out.push('.');
         }
-        if label.len() > 4 && label[..4].eq_ignore_ascii_case("xn--") {
+        // Punycode is ASCII letters, digits and `-`: a label with a percent-encoding left or a
+        // non-ASCII character is not (ToUnicode would insert characters between `%` and its
+        // digits, or map a full-width `［` to `[`).
+        if label.len() > 4
+            && label.is_ascii()
+            && label.as_bytes()[..4].eq_ignore_ascii_case(b"xn--")
+            && !label.contains('%')
+        {
             let (uni, res) = idna::domain_to_unicode(label);
             if res.is_ok()
                 && uni.chars().all(|c| {
@@ -246,7 +265,7 @@ fn host_to_unicode(out: &mut String, host: &str) {
                 continue;
             }
         }
-        decode_component(out, label, false);
+        out.push_str(label);
     }
 }
 
@@ -392,6 +411,75 @@ mod tests {
         assert_eq!(to_iri("s:%E2%80%8F%E3%80%80"), "s:%E2%80%8F%E3%80%80");
         assert_eq!(to_iri("s:%ED%A0%80"), "s:%ED%A0%80");
         assert_eq!(to_iri("urn:xn--99zt52a"), "urn:xn--99zt52a");
+    }
+
+    /// Found by the `convert` fuzz target: a DNS host label of an IRI with a non-ASCII
+    /// character across byte 4 made the `xn--` test slice a `str` inside a character.
+    #[test]
+    fn to_iri_of_non_ascii_host_labels() {
+        assert_eq!(to_iri("http://exaémple/"), "http://exaémple/");
+        assert_eq!(to_iri("http://例え.jp/"), "http://例え.jp/");
+        assert_eq!(to_iri("http://1\u{576e8}/"), "http://1\u{576e8}/");
+        assert_eq!(to_iri("http://％４１.com"), "http://％４１.com");
+        assert_eq!(to_iri("http://XN--99zt52a.jp/"), "http://納豆.jp/");
+    }
+
+    /// Found by the `convert` fuzz target: to_iri decoded `%2E` inside a label, and the next
+    /// to_iri took the new `xn--` label for punycode; ToUnicode ran on a label that still held
+    /// a percent-encoding, inserting characters between `%` and its hex digits; and on a label
+    /// with a full-width `［`, which UTS 46 maps to `[`, not allowed in a host.
+    #[test]
+    fn to_iri_hosts_are_idempotent_and_valid() {
+        for s in [
+            "http://www.xn--rsu%2epadexum-/%D0%A0110",
+            "http://www.xn--rsum-bpadexum%2E%2examp/",
+            "http://a.xn--pokxncPPPPPP%00%00%00%00ircs%00%00/",
+            "http://%78n--rsum-bpad.example/",
+            "http://xn--pokffff%EF%BC%BBhtt-ffffffsfffvfffffffffcPttpffx/",
+            "http://xn--pokffff［htt-ffffffsfffvfffffffffcPttpffx/",
+        ] {
+            let once = to_iri(s);
+            assert!(IriRef::parse(&once).is_ok(), "{s} -> {once}");
+            assert_eq!(to_iri(&once), once, "{s}");
+        }
+        assert_eq!(
+            to_iri("http://www.xn--rsu%2epadexum-/"),
+            "http://www.抻.padexum-/"
+        );
+        assert_eq!(
+            to_iri("http://a.xn--pokxncPPPPPP%00%00/"),
+            "http://a.xn--pokxncPPPPPP%00%00/"
+        );
+        assert_eq!(
+            to_iri("http://%78n--rsum-bpad.example/"),
+            "http://résumé.example/"
+        );
+    }
+
+    /// Found by the `convert` fuzz target: bytes of a character in the document charset that
+    /// are ASCII punctuation were copied into the query raw: `]` (Shift_JIS 0x81 0x5D for
+    /// U+2010) made it invalid, and ISO-2022-JP writes `%`, `#` and `$` inside characters.
+    #[test]
+    fn query_charset_bytes_are_encoded() {
+        let with = |enc| ToUriOptions {
+            charset: Some(enc),
+            ..Default::default()
+        };
+        let u = |s: &str, enc| IriRef::parse(s).unwrap().to_uri(&with(enc)).unwrap();
+        let r = u("http://h/?\u{2010}", encoding_rs::SHIFT_JIS);
+        assert_eq!(r.as_str(), "http://h/?%81%5D");
+        assert!(IriRef::parse_with(r.as_str(), crate::Grammar::Uri).is_ok());
+        // ア is 0x83 0x41 in Shift_JIS: the unreserved `A` may stay.
+        assert_eq!(
+            u("http://h/?ア", encoding_rs::SHIFT_JIS).as_str(),
+            "http://h/?%83A"
+        );
+        // あ is ESC $ B 0x24 0x22 ESC ( B in ISO-2022-JP.
+        let r = u("http://h/?あ", encoding_rs::ISO_2022_JP);
+        assert_eq!(r.as_str(), "http://h/?%1B%24B%24%22%1B%28B");
+        // ツ争 is ESC $ B 0x25 0x44 0x41 0x68 ESC ( B: a raw `%` would make `%DA` an octet.
+        let r = u("http://h/?ツ争", encoding_rs::ISO_2022_JP);
+        assert_eq!(r.as_str(), "http://h/?%1B%24B%25DAh%1B%28B");
     }
 
     #[test]

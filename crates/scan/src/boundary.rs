@@ -89,7 +89,7 @@ static ASCII: [Class; 128] = ascii_table();
 
 /// The class of an ASCII byte (`b < 0x80`).
 #[inline]
-pub(crate) fn ascii_class(b: u8) -> Class {
+pub(crate) const fn ascii_class(b: u8) -> Class {
     ASCII[(b & 0x7f) as usize]
 }
 

@@ -64,6 +64,95 @@ impl Family {
         }
     }
 
+    /// Whether the encoding is ASCII-compatible and stateless, so that candidates can be
+    /// found in the raw bytes and only windows around them decoded (`lib.rs`): `:` `.` `/` are
+    /// never part of a multi-byte character, and decoding can restart at a [`Family::is_sync`]
+    /// byte.
+    pub(crate) fn lazy(self) -> bool {
+        !matches!(
+            self,
+            Family::Utf16 | Family::Iso2022Jp | Family::Replacement
+        )
+    }
+
+    /// Whether a byte always starts a character of its own (or a malformed sequence), whatever
+    /// precedes it: a decoder started fresh at that byte produces the same characters from
+    /// there on as the decoder of the whole stream (WHATWG Encoding: in every case below an
+    /// ASCII byte that does not fit a pending sequence is "restored" and decoded on its own).
+    ///
+    /// * UTF-8: any byte but a continuation byte (0x80-0xBF);
+    /// * single-byte encodings: every byte;
+    /// * EUC-JP: ASCII (trail bytes are 0xA1-0xFE);
+    /// * Shift_JIS, EUC-KR, Big5: bytes below 0x40 (the lowest trail byte);
+    /// * GBK / gb18030: bytes below 0x40 except the digits, which are the second and fourth
+    ///   bytes of four-byte sequences.
+    #[inline]
+    pub(crate) fn is_sync(self, b: u8) -> bool {
+        match self {
+            Family::Utf8 => !(0x80..0xc0).contains(&b),
+            Family::SingleByte => true,
+            Family::EucJp => b < 0x80,
+            Family::ShiftJis | Family::EucKr | Family::Big5 => b < 0x40,
+            Family::Gb18030 => b < 0x30 || (0x3a..0x40).contains(&b),
+            Family::Utf16 | Family::Iso2022Jp | Family::Replacement => false,
+        }
+    }
+
+    /// [`Family::is_sync`] with the byte before: in Shift_JIS, EUC-KR, Big5 and GBK/gb18030 an
+    /// ASCII byte after an ASCII byte also starts a character, and the decoder holds nothing
+    /// unfinished before it (the first ASCII byte is a character of its own, or a trail byte
+    /// that ends one, or it is given back and decoded on its own).
+    #[inline]
+    pub(crate) fn is_sync_after(self, prev: u8, b: u8) -> bool {
+        self.is_sync(b)
+            || (b < 0x80
+                && prev < 0x80
+                && matches!(
+                    self,
+                    Family::ShiftJis | Family::EucKr | Family::Big5 | Family::Gb18030
+                ))
+    }
+
+    /// The most input bytes behind one character.
+    pub(crate) fn max_char_len(self) -> u64 {
+        match self {
+            Family::SingleByte => 1,
+            Family::ShiftJis | Family::EucKr | Family::Big5 => 2,
+            Family::EucJp => 3,
+            _ => 4,
+        }
+    }
+
+    /// Whether a decoder that was fed `chunk` (not empty) last holds no unfinished character:
+    /// ASCII ends or completes a character in every ASCII-compatible encoding here, except that
+    /// a gb18030 digit may be the second byte of a four-byte sequence; UTF-8 that ends with a
+    /// whole sequence leaves nothing behind either.
+    #[inline]
+    fn clean_after(self, chunk: &[u8]) -> bool {
+        let b = chunk[chunk.len() - 1];
+        match self {
+            Family::SingleByte => true,
+            Family::Gb18030 => b < 0x80 && !b.is_ascii_digit(),
+            Family::Utf8 if b >= 0x80 => {
+                // the last lead byte and the length it announces
+                let tail = &chunk[chunk.len().saturating_sub(4)..];
+                match tail.iter().rposition(|&x| !(0x80..0xc0).contains(&x)) {
+                    Some(i) => {
+                        let need = match tail[i] {
+                            0xc2..=0xdf => 2,
+                            0xe0..=0xef => 3,
+                            0xf0..=0xf4 => 4,
+                            _ => 0,
+                        };
+                        need == tail.len() - i
+                    }
+                    None => false,
+                }
+            }
+            _ => b < 0x80,
+        }
+    }
+
     /// Input bytes behind `c` by default (see the module docs).
     #[inline]
     fn default_len(self, prev: char, c: char) -> u64 {
@@ -153,6 +242,12 @@ impl Map {
         self.anchors.push_back(Anchor { text, src });
     }
 
+    /// Text offset `text` (the end of all text so far) is input offset `src`: the decoder
+    /// restarts there after skipping input.
+    pub(crate) fn restart(&mut self, text: u64, src: u64) {
+        self.push(text, src);
+    }
+
     /// The input offset of text offset `t` (a character boundary, `t >=` every earlier query).
     /// `window` holds the text from absolute offset `base` on.
     pub(crate) fn src_of(&mut self, t: u64, window: &str, base: u64) -> u64 {
@@ -170,10 +265,32 @@ impl Map {
         if t <= self.cur_text {
             return self.cur_src;
         }
+        if self.family == Family::Utf8 {
+            // every character outside the anchors (U+FFFD) has its own UTF-8 length
+            self.cur_src += t - self.cur_text;
+            self.cur_text = t;
+            return self.cur_src;
+        }
         let from = (self.cur_text - base) as usize;
         let to = (t - base) as usize;
         let s = &window[from..to];
-        let add = match self.family {
+        let add = if s.is_ascii() && self.family.lazy() {
+            // one input byte per ASCII character in these families
+            s.len() as u64
+        } else {
+            self.default_span_len(s)
+        };
+        if let Some(c) = s.chars().next_back() {
+            self.prev = c;
+        }
+        self.cur_text = t;
+        self.cur_src += add;
+        self.cur_src
+    }
+
+    /// Input bytes behind the text `s` by the family defaults (no anchor inside).
+    fn default_span_len(&self, s: &str) -> u64 {
+        match self.family {
             Family::Utf8 => s.len() as u64,
             Family::SingleByte => count_chars(s),
             Family::Utf16 => 2 * count_chars(s) + 2 * count_supplementary(s),
@@ -189,13 +306,7 @@ impl Map {
                     n
                 }
             },
-        };
-        if let Some(c) = s.chars().next_back() {
-            self.prev = c;
         }
-        self.cur_text = t;
-        self.cur_src += add;
-        self.cur_src
     }
 }
 
@@ -272,6 +383,8 @@ fn count_supplementary(s: &str) -> u64 {
 pub(crate) enum Choice {
     Auto,
     Fixed(&'static Encoding),
+    /// This encoding, no BOM sniffing (a slice of a stream whose start was already decided).
+    Exact(&'static Encoding),
 }
 
 /// Bytes looked at by `auto` before deciding (also the most input held back before the first
@@ -285,6 +398,9 @@ pub(crate) fn decide(
     prefix: &[u8],
     last: bool,
 ) -> Option<(&'static Encoding, usize)> {
+    if let Choice::Exact(enc) = choice {
+        return Some((enc, 0));
+    }
     if prefix.len() < 3 && !last {
         return None;
     }
@@ -293,7 +409,7 @@ pub(crate) fn decide(
         return Some((enc, n));
     }
     match choice {
-        Choice::Fixed(enc) => Some((enc, 0)),
+        Choice::Fixed(enc) | Choice::Exact(enc) => Some((enc, 0)),
         Choice::Auto => {
             if prefix.len() < AUTO_WINDOW && !last {
                 return None;
@@ -348,6 +464,8 @@ pub(crate) struct Stream {
     // per-byte mode (ISO-2022-JP)
     char_start: Option<u64>,
     escape_left: u8,
+    /// the decoder holds no unfinished character (lazy families only)
+    clean: bool,
 }
 
 impl Stream {
@@ -366,9 +484,28 @@ impl Stream {
                 carry: [0; 4],
                 char_start: None,
                 escape_left: 0,
+                clean: family.lazy(),
             },
             Map::new(family, text0, src0),
         )
+    }
+
+    /// Absolute input offset of the next byte to feed.
+    pub(crate) fn src_pos(&self) -> u64 {
+        self.src_pos
+    }
+
+    /// Restarts decoding at input offset `src0` (a [`Family::is_sync`] byte), whose text will
+    /// start at absolute text offset `text0`; whatever the decoder held is dropped.
+    pub(crate) fn reset(&mut self, src0: u64, text0: u64) {
+        self.decoder = self.encoding.new_decoder_without_bom_handling();
+        self.src_pos = src0;
+        self.ls_text = text0;
+        self.ls_src = src0;
+        self.carry = [0; 4];
+        self.char_start = None;
+        self.escape_left = 0;
+        self.clean = self.family.lazy();
     }
 
     /// Decodes `chunk` onto `text` (whose first byte is absolute text offset `base`).
@@ -381,6 +518,31 @@ impl Stream {
         map: &mut Map,
         stats: &mut ScanStats,
     ) {
+        let mut chunk = chunk;
+        if self.clean {
+            // from a clean state, valid UTF-8 is itself, and ASCII is itself in every lazy
+            // family: no decoder call, and every character has its default length, as the map
+            // assumes
+            let valid = if self.family == Family::Utf8 {
+                match std::str::from_utf8(chunk) {
+                    Ok(t) => t,
+                    Err(e) => std::str::from_utf8(&chunk[..e.valid_up_to()]).unwrap_or_default(),
+                }
+            } else {
+                let n = Encoding::ascii_valid_up_to(chunk);
+                std::str::from_utf8(&chunk[..n]).unwrap_or_default()
+            };
+            let n = valid.len();
+            text.push_str(valid);
+            self.src_pos += n as u64;
+            self.ls_text += n as u64;
+            self.ls_src += n as u64;
+            self.keep_carry(&chunk[..n]);
+            if n == chunk.len() && !last {
+                return;
+            }
+            chunk = &chunk[n..];
+        }
         let chunk_start = self.src_pos;
         if self.family == Family::Iso2022Jp {
             self.decode_per_byte(chunk, last, text, base, map, stats);
@@ -418,7 +580,14 @@ impl Stream {
                 }
             }
         }
-        // keep the last bytes for characters that straddle into the next chunk
+        if !chunk.is_empty() {
+            self.clean = self.family.lazy() && self.family.clean_after(chunk);
+        }
+        self.keep_carry(chunk);
+    }
+
+    /// Keeps the last bytes for characters that straddle into the next chunk.
+    fn keep_carry(&mut self, chunk: &[u8]) {
         if chunk.len() >= 4 {
             self.carry.copy_from_slice(&chunk[chunk.len() - 4..]);
         } else {
@@ -426,7 +595,6 @@ impl Stream {
             self.carry.copy_within(4 - keep.., 0);
             self.carry[keep..].copy_from_slice(chunk);
         }
-        stats.bytes_in += chunk.len() as u64;
     }
 
     fn replacement(

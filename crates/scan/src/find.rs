@@ -37,7 +37,6 @@ type R<T> = Result<T, NeedMore>;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Opts {
     pub schemeless: bool,
-    pub email: bool,
     pub ascii_only: bool,
     pub max_len: usize,
 }
@@ -77,18 +76,6 @@ pub(crate) enum Outcome {
     Hit(Found),
     Reject { resume: usize },
     TooLong { from: usize },
-}
-
-/// The next trigger at or after `from`.
-pub(crate) fn next_trigger(text: &[u8], from: usize, o: &Opts) -> Option<usize> {
-    let hay = text.get(from..)?;
-    let k = match (o.schemeless, o.email) {
-        (false, false) => memchr::memchr(b':', hay),
-        (true, false) => memchr::memchr2(b':', b'.', hay),
-        (false, true) => memchr::memchr2(b':', b'@', hay),
-        (true, true) => memchr::memchr3(b':', b'.', b'@', hay),
-    };
-    k.map(|k| from + k)
 }
 
 /// Skip mode after a too-long candidate: the first whitespace or stop character at or after
@@ -528,7 +515,23 @@ impl Ctx<'_> {
         let t = self.text;
         let bytes = t.as_bytes();
         let max = self.opts.max_len;
+        let plain = if authority { &PLAIN_AUTH } else { &PLAIN };
         loop {
+            // a run of plain ASCII link characters, one table lookup each
+            let lim = bytes.len().min(start + max + 1);
+            let j = i;
+            while i + 4 <= lim
+                && plain[bytes[i] as usize]
+                    & plain[bytes[i + 1] as usize]
+                    & plain[bytes[i + 2] as usize]
+                    & plain[bytes[i + 3] as usize]
+            {
+                i += 4;
+            }
+            while i < lim && plain[bytes[i] as usize] {
+                i += 1;
+            }
+            self.work += (i - j) as u64;
             if i - start > max {
                 return Ok(Extent::TooLong);
             }
@@ -928,6 +931,20 @@ fn check_authority(scheme: &str, auth: &str, followed: bool) -> Option<Option<us
         // `file:///path`: empty authority, then a path
         return followed.then_some(None);
     }
+    // the common case: a host name of ASCII letters, digits, `-` and `.`, without userinfo or
+    // port; the same decisions as below, in one pass
+    if let Some((dns, dot)) = host::check_simple(auth.as_bytes()) {
+        if scheme.len() == 4 && scheme.eq_ignore_ascii_case("file") {
+            return Some(None);
+        }
+        if dot || schemes::is_dns(scheme) {
+            return match dns? {
+                HostCut::Whole => Some(None),
+                HostCut::Cut(n) => Some(Some(n)),
+            };
+        }
+        return Some(None);
+    }
     let (ui_len, hostport) = match auth.rfind('@') {
         Some(at) => {
             let ui = &auth[..at];
@@ -1009,6 +1026,26 @@ fn check_authority(scheme: &str, auth: &str, followed: bool) -> Option<Option<us
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "-._~%!$&'()*+,;=".contains(c) || !c.is_ascii());
     reg.then_some(None)
+}
+
+/// ASCII bytes that [`Ctx::extent`] passes over without looking further: link and trailing
+/// characters except `?` and `#` (they open and close the query).
+static PLAIN: [bool; 256] = plain_table(false);
+/// [`PLAIN`] inside an authority, which also ends at `/`.
+static PLAIN_AUTH: [bool; 256] = plain_table(true);
+
+const fn plain_table(authority: bool) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x80 {
+        let c = b as u8;
+        t[b] = matches!(ascii_class(c), Class::Link | Class::Trailing)
+            && c != b'?'
+            && c != b'#'
+            && !(authority && c == b'/');
+        b += 1;
+    }
+    t
 }
 
 #[derive(Default)]

@@ -91,9 +91,149 @@ pub(crate) enum HostCut {
     Cut(usize),
 }
 
+/// [`check_dns`] (without the TLD check) for a host of ASCII letters, digits, `-` and `.`
+/// only, in one pass; `None` when the host has other bytes (use [`check_dns`] then). Also says
+/// whether the host has a `.`.
+#[inline]
+pub(crate) fn check_simple(host: &[u8]) -> Option<(Option<HostCut>, bool)> {
+    let body = host.strip_suffix(b".").unwrap_or(host);
+    let n = body.len();
+    let (mut start, mut labels) = (0, 0);
+    let (mut digits, mut all_digits, mut bad) = (true, true, false);
+    for (i, &c) in body.iter().enumerate() {
+        if c == b'.' {
+            // a label that is not the last: not empty, no `-` at either end
+            bad |= i == start || body[start] == b'-' || body[i - 1] == b'-';
+            labels += 1;
+            start = i + 1;
+            digits = true;
+        } else {
+            let d = c.is_ascii_digit();
+            digits &= d;
+            all_digits &= d;
+            if !(d || c.is_ascii_alphabetic() || c == b'-') {
+                return None;
+            }
+        }
+    }
+    let dot = labels > 0 || n < host.len();
+    let verdict = if n == 0 {
+        None
+    } else if all_digits && labels > 0 {
+        std::str::from_utf8(body)
+            .ok()
+            .filter(|d| is_ipv4(d))
+            .map(|_| HostCut::Whole)
+    } else if bad || start == n || body[start] == b'-' {
+        None
+    } else {
+        // the last label
+        let last = &body[start..];
+        if last[last.len() - 1] == b'-' {
+            let kept = last.len() - last.iter().rev().take_while(|&&c| c == b'-').count();
+            Some(HostCut::Cut(start + kept))
+        } else if labels > 0 && digits {
+            None
+        } else {
+            Some(HostCut::Whole)
+        }
+    };
+    Some((verdict, dot))
+}
+
+/// [`check_dns`] for an ASCII host, in one pass over the labels.
+fn check_dns_ascii(host: &[u8], need_tld: bool) -> Option<HostCut> {
+    // the characters a label may hold
+    if !host
+        .iter()
+        .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'%' | b'.'))
+    {
+        return None;
+    }
+    let body = host.strip_suffix(b".").unwrap_or(host);
+    if body.is_empty() {
+        return None;
+    }
+    if (body[0].is_ascii_digit() || body[0] == b'.')
+        && body.iter().all(|&b| b.is_ascii_digit() || b == b'.')
+        && body.contains(&b'.')
+    {
+        // all of it is ASCII, so this is a `&str` boundary everywhere
+        let dotted = std::str::from_utf8(body).ok()?;
+        return if is_ipv4(dotted) {
+            Some(HostCut::Whole)
+        } else {
+            None
+        };
+    }
+    let tld = |l: &[u8]| std::str::from_utf8(l).is_ok_and(is_tld);
+    let mut start = 0;
+    let mut labels = 0;
+    loop {
+        let mut end = start;
+        let mut digits = true;
+        while end < body.len() && body[end] != b'.' {
+            digits &= body[end].is_ascii_digit();
+            end += 1;
+        }
+        let label = &body[start..end];
+        let last = end == body.len();
+        labels += 1;
+        let (Some(&first), Some(&lastb)) = (label.first(), label.last()) else {
+            return None;
+        };
+        if first == b'-' || first == b'_' || lastb == b'_' {
+            return None;
+        }
+        if lastb == b'-' {
+            if !last {
+                return None;
+            }
+            let kept = label.len() - label.iter().rev().take_while(|&&c| c == b'-').count();
+            if need_tld && (labels < 2 || !tld(&label[..kept])) {
+                return None;
+            }
+            return Some(HostCut::Cut(start + kept));
+        }
+        if last {
+            if labels > 1 && digits {
+                return None;
+            }
+            if need_tld {
+                if labels < 2 {
+                    return None;
+                }
+                if tld(label) {
+                    return Some(HostCut::Whole);
+                }
+                // `foo.com-based`, `example.com_x`: cut the last label at a hyphen
+                for (i, &b) in label.iter().enumerate() {
+                    if (b == b'-' || b == b'_') && tld(&label[..i]) {
+                        return Some(HostCut::Cut(start + i));
+                    }
+                }
+                return None;
+            }
+            return Some(HostCut::Whole);
+        }
+        start = end + 1;
+    }
+}
+
 /// Checks a host that should be a DNS name (or IPv4 address). `need_tld`: links without a scheme
 /// need a public suffix as their last label. Returns `None` when the candidate must be dropped.
 pub(crate) fn check_dns(host: &str, need_tld: bool) -> Option<HostCut> {
+    if host.is_empty() {
+        return None;
+    }
+    if host.is_ascii() {
+        return check_dns_ascii(host.as_bytes(), need_tld);
+    }
+    check_dns_general(host, need_tld)
+}
+
+/// [`check_dns`] label by label, for any host.
+fn check_dns_general(host: &str, need_tld: bool) -> Option<HostCut> {
     if host.is_empty() {
         return None;
     }
@@ -112,20 +252,27 @@ pub(crate) fn check_dns(host: &str, need_tld: bool) -> Option<HostCut> {
     let mut labels = 0;
     let total = body.len();
     loop {
-        let end = body[start..].find('.').map_or(total, |i| start + i);
+        let end = memchr::memchr(b'.', &body.as_bytes()[start..]).map_or(total, |i| start + i);
         let label = &body[start..end];
         let last = end == total;
         labels += 1;
         if label.is_empty() || label.starts_with(['-', '_']) {
             return None;
         }
-        if !label
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '%' || !c.is_ascii())
+        let lb = label.as_bytes();
+        if !lb
+            .iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'%' || c >= 0x80)
         {
             return None;
         }
-        if let Some(t) = first_transition(label) {
+        // ASCII letters are all Latin: scripts can only meet in a label with non-ASCII text
+        let transition = if label.is_ascii() {
+            None
+        } else {
+            first_transition(label)
+        };
+        if let Some(t) = transition {
             // glued text: keep the host up to where the scripts meet
             let kept = &label[..t];
             if kept.is_empty() || kept.ends_with('-') || (labels < 2 && need_tld) {
@@ -168,7 +315,7 @@ pub(crate) fn check_dns(host: &str, need_tld: bool) -> Option<HostCut> {
                 }
                 // a TLD in another script followed by more text in that script, with no space
                 // between (`twitter.みんなです`): the longest prefix that is a TLD
-                if label.chars().all(|c| script(c) == Script::Other) {
+                if !label.is_ascii() && label.chars().all(|c| script(c) == Script::Other) {
                     let mut best = None;
                     for (i, _) in label.char_indices().skip(1) {
                         if i > 64 {
@@ -232,6 +379,61 @@ mod tests {
         assert_eq!(check_dns("中国.中国", true), Some(HostCut::Whole));
         assert_eq!(check_dns("✪df.ws", true), Some(HostCut::Whole));
         assert_eq!(check_dns("xn--はじめよう.com", false), None);
+    }
+
+    /// The one-pass checks decide as the label-by-label check does.
+    #[test]
+    fn simple_path_agrees() {
+        let alphabet = b"ab-.1";
+        let mut seed = 11u64;
+        for _ in 0..50000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 14) as usize;
+            let mut h = String::new();
+            let mut x = seed >> 8;
+            for _ in 0..len {
+                h.push(alphabet[(x % alphabet.len() as u64) as usize] as char);
+                x /= 5;
+            }
+            assert_eq!(
+                check_simple(h.as_bytes()),
+                Some((check_dns_general(&h, false), h.contains('.'))),
+                "{h:?}"
+            );
+        }
+        assert_eq!(check_simple(b"a_b.com"), None);
+        assert_eq!(check_simple("é.com".as_bytes()), None);
+    }
+
+    /// The one-pass ASCII check decides as the label-by-label check does.
+    #[test]
+    fn ascii_path_agrees() {
+        let alphabet = b"ab-_.1%";
+        let mut seed = 7u64;
+        for _ in 0..20000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 12) as usize;
+            let mut h = String::new();
+            let mut x = seed >> 8;
+            for _ in 0..len {
+                h.push(alphabet[(x % alphabet.len() as u64) as usize] as char);
+                x /= 7;
+            }
+            for tail in ["", "com", "com-x", "x-", "co_m", "é"] {
+                let host = format!("{h}{tail}");
+                for need_tld in [false, true] {
+                    assert_eq!(
+                        check_dns(&host, need_tld),
+                        check_dns_general(&host, need_tld),
+                        "{host:?} {need_tld}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

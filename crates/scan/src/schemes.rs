@@ -12,6 +12,9 @@
 
 /// Registered schemes taken without `//`, each with the check that what follows looks like that
 /// scheme's syntax (checked on a bounded prefix, so a rejection costs O(1)).
+// the source list: `opaque_lower` compiles it into integer matches, and a test checks that the
+// two agree
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) static OPAQUE: &[(&str, OpaqueCheck)] = &[
     ("about", OpaqueCheck::Word),
     ("acct", OpaqueCheck::At),
@@ -103,40 +106,122 @@ pub(crate) const OPAQUE_CHECK_WINDOW: usize = 256;
 /// The check for a registered opaque scheme (ASCII case-insensitive), if any.
 pub(crate) fn opaque(scheme: &str) -> Option<OpaqueCheck> {
     let n = scheme.len();
-    if !(2..=8).contains(&n) {
+    if !(2..=8).contains(&n) || !opaque_first(scheme.as_bytes()[0] | 0x20) {
         return None;
     }
     let mut buf = [0u8; 8];
     buf[..n].copy_from_slice(scheme.as_bytes());
     buf.make_ascii_lowercase();
-    // a match on the lowercase bytes compiles to a few integer compares per length
-    let key = &buf[..n];
-    OPAQUE
-        .iter()
-        .find(|(s, _)| s.as_bytes() == key)
-        .map(|&(_, c)| c)
+    opaque_lower(&buf[..n])
+}
+
+/// Packs up to eight bytes into an integer (first byte lowest).
+#[inline]
+const fn key(s: &[u8]) -> u64 {
+    let mut k = 0u64;
+    let mut i = 0;
+    while i < s.len() && i < 8 {
+        k |= (s[i] as u64) << (8 * i);
+        i += 1;
+    }
+    k
+}
+
+/// Whether a registered opaque scheme starts with the lowercase letter `c` (`h` does not: not
+/// `http`).
+#[inline]
+fn opaque_first(c: u8) -> bool {
+    const FIRST: u32 = {
+        let mut m = 0u32;
+        let names: &[u8] = b"aabcddfgiimmmmnpsssttux";
+        let mut i = 0;
+        while i < names.len() {
+            m |= 1 << (names[i] - b'a');
+            i += 1;
+        }
+        m
+    };
+    let f = c.wrapping_sub(b'a');
+    f < 26 && FIRST >> f & 1 != 0
+}
+
+/// [`opaque`] for a name already in lowercase: one integer match per length, no loop.
+#[inline]
+pub(crate) fn opaque_lower(s: &[u8]) -> Option<OpaqueCheck> {
+    use OpaqueCheck::*;
+    if !(2..=8).contains(&s.len()) {
+        return None;
+    }
+    if !opaque_first(s[0]) {
+        return None;
+    }
+    // the lowercase names of `OPAQUE`, packed (a test checks the two lists agree)
+    const ABOUT: u64 = key(b"about");
+    const ACCT: u64 = key(b"acct");
+    const BITCOIN: u64 = key(b"bitcoin");
+    const CID: u64 = key(b"cid");
+    const DATA: u64 = key(b"data");
+    const DID: u64 = key(b"did");
+    const FAX: u64 = key(b"fax");
+    const GEO: u64 = key(b"geo");
+    const IM: u64 = key(b"im");
+    const INFO: u64 = key(b"info");
+    const MAGNET: u64 = key(b"magnet");
+    const MAILTO: u64 = key(b"mailto");
+    const MATRIX: u64 = key(b"matrix");
+    const MID: u64 = key(b"mid");
+    const NEWS: u64 = key(b"news");
+    const PRES: u64 = key(b"pres");
+    const SIP: u64 = key(b"sip");
+    const SIPS: u64 = key(b"sips");
+    const SMS: u64 = key(b"sms");
+    const TAG: u64 = key(b"tag");
+    const TEL: u64 = key(b"tel");
+    const URN: u64 = key(b"urn");
+    const XMPP: u64 = key(b"xmpp");
+    Some(match key(s) {
+        ABOUT => Word,
+        ACCT => At,
+        BITCOIN => Word,
+        CID => Word,
+        DATA => Data,
+        DID => Urn,
+        FAX => Digits,
+        GEO => Geo,
+        IM => At,
+        INFO => Urn,
+        MAGNET => Query,
+        MAILTO => Mailto,
+        MATRIX => Word,
+        MID => Word,
+        NEWS => Word,
+        PRES => At,
+        SIP => Word,
+        SIPS => Word,
+        SMS => Digits,
+        TAG => Tag,
+        TEL => Digits,
+        URN => Urn,
+        XMPP => Word,
+        _ => return None,
+    })
 }
 
 /// Whether the scheme's authority is a DNS name or an IP address (ASCII case-insensitive).
+#[inline]
 pub(crate) fn is_dns(scheme: &str) -> bool {
     let n = scheme.len();
     if !(2..=9).contains(&n) {
         return false;
     }
-    let b = scheme.as_bytes();
-    // the common case first
-    if b[0] | 0x20 == b'h' && (n == 4 || n == 5) {
-        let mut l = [0u8; 5];
-        l[..n].copy_from_slice(b);
-        l.make_ascii_lowercase();
-        if &l[..4] == b"http" && (n == 4 || l[4] == b's') {
-            return true;
-        }
-    }
     let mut buf = [0u8; 9];
-    buf[..n].copy_from_slice(b);
+    buf[..n].copy_from_slice(scheme.as_bytes());
     buf.make_ascii_lowercase();
     let key = &buf[..n];
+    // the common case first
+    if key == b"http" || key == b"https" {
+        return true;
+    }
     DNS.iter().any(|s| s.as_bytes() == key)
 }
 
@@ -219,6 +304,35 @@ mod tests {
         assert!(DNS.windows(2).all(|w| w[0] < w[1]));
         assert!(OPAQUE.iter().all(|(s, _)| s.len() <= 8));
         assert!(DNS.iter().all(|s| s.len() <= 9));
+    }
+
+    #[test]
+    fn packed_names_match_the_list() {
+        for (name, check) in OPAQUE {
+            assert_eq!(opaque_lower(name.as_bytes()), Some(*check), "{name}");
+        }
+        // every name of up to four letters is found exactly when it is in the list
+        let mut found = Vec::new();
+        let mut w = Vec::new();
+        for len in 1..=4u32 {
+            for mut code in 0..26u32.pow(len) {
+                w.clear();
+                for _ in 0..len {
+                    w.push(b'a' + (code % 26) as u8);
+                    code /= 26;
+                }
+                if let Some(k) = opaque_lower(&w) {
+                    found.push((String::from_utf8_lossy(&w).into_owned(), k));
+                }
+            }
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let want: Vec<(String, OpaqueCheck)> = OPAQUE
+            .iter()
+            .filter(|(s, _)| s.len() <= 4)
+            .map(|(s, c)| (s.to_string(), *c))
+            .collect();
+        assert_eq!(found, want);
     }
 
     #[test]

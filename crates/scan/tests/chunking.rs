@@ -92,6 +92,7 @@ fn encode(label: &str, text: &str) -> Vec<u8> {
 
 fn opts(label: &str, mode: u8, max: usize) -> ScanOptions {
     ScanOptions {
+        decode_all: mode & 8 != 0,
         encoding: if label == "auto" {
             EncodingChoice::Auto
         } else {
@@ -119,14 +120,30 @@ fn streamed(input: &[u8], o: &ScanOptions, sizes: &[usize]) -> (Vec<Hit>, ScanSt
     (out, *s.stats())
 }
 
+/// Scanning in chunks gives what scanning whole gives, and decoding only around candidates
+/// (the default) gives the links of decoding everything (`decode_all`). The counters of
+/// malformed input cover the whole input only with `decode_all`, so only then are they
+/// compared.
 fn same(input: &[u8], o: &ScanOptions, sizes: &[usize]) -> Result<(), TestCaseError> {
     let whole = scan_bytes(input, o);
     let (hits, stats) = streamed(input, o, sizes);
     prop_assert_eq!(&hits, &whole.hits);
-    prop_assert_eq!(stats.malformed_sequences, whole.stats.malformed_sequences);
-    prop_assert_eq!(stats.malformed_bytes, whole.stats.malformed_bytes);
+    if o.decode_all {
+        prop_assert_eq!(stats.malformed_sequences, whole.stats.malformed_sequences);
+        prop_assert_eq!(stats.malformed_bytes, whole.stats.malformed_bytes);
+        prop_assert_eq!(stats.skipped_bytes, 0);
+    }
     prop_assert_eq!(stats.too_long, whole.stats.too_long);
     prop_assert_eq!(stats.bytes_in, input.len() as u64);
+    let all = scan_bytes(
+        input,
+        &ScanOptions {
+            decode_all: !o.decode_all,
+            ..*o
+        },
+    );
+    prop_assert_eq!(&all.hits, &whole.hits);
+    prop_assert_eq!(all.stats.too_long, whole.stats.too_long);
     Ok(())
 }
 
@@ -137,7 +154,7 @@ proptest! {
     fn every_chunking_gives_the_same_hits(
         pieces in prop::collection::vec(0..PIECES.len(), 0..60),
         label in 0..LABELS.len(),
-        mode in 0u8..8,
+        mode in 0u8..16,
         short in any::<bool>(),
         noise in prop::collection::vec((any::<usize>(), any::<u8>()), 0..3),
         sizes in prop::collection::vec(1usize..20, 1..6),
@@ -157,10 +174,55 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_bytes(input in prop::collection::vec(any::<u8>(), 0..300), sizes in prop::collection::vec(1usize..9, 1..4), mode in 0u8..4) {
+    fn arbitrary_bytes(input in prop::collection::vec(any::<u8>(), 0..300), sizes in prop::collection::vec(1usize..9, 1..4), mode in prop::sample::select(vec![0u8, 1, 2, 3, 8, 9, 10, 11])) {
         for label in ["utf-8", "shift_jis", "gb18030", "iso-2022-jp", "utf-16le"] {
             same(&input, &opts(label, mode, 64), &sizes)?;
         }
+    }
+}
+
+/// Filler between the pieces of the large inputs: long runs without candidates (so that input
+/// is skipped or scanned in place), with non-ASCII text and line breaks.
+const FILLER: &[&str] = &[
+    "plain words and more plain words ",
+    "日本語の文章です。",
+    "Việt Nam ",
+    "\n",
+    "a:b 12:30 Note: see ",
+    "x",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Inputs of tens of kilobytes, larger than the batches the scanner gathers (16 KiB) and
+    /// its look back, fed in chunks of every size class: the in-place scan, the skips, the
+    /// hand-over of candidates to the text window and the input kept between chunks give the
+    /// links of decoding everything.
+    #[test]
+    fn large_inputs_in_any_chunks(
+        parts in prop::collection::vec((0..PIECES.len(), 0..FILLER.len(), 0usize..400), 1..120),
+        label in 0..LABELS.len(),
+        mode in 0u8..16,
+        noise in prop::collection::vec((any::<usize>(), any::<u8>()), 0..4),
+        sizes in prop::collection::vec(prop::sample::select(vec![1usize, 7, 4093, 16383, 16384, 20000, 70000]), 1..4),
+    ) {
+        let mut text = String::new();
+        for (piece, filler, reps) in parts {
+            text.push_str(PIECES[piece]);
+            for _ in 0..reps {
+                text.push_str(FILLER[filler]);
+            }
+        }
+        let label = LABELS[label];
+        let mut input = encode(label, &text);
+        for (at, b) in noise {
+            if !input.is_empty() {
+                let at = at % input.len();
+                input[at] = b;
+            }
+        }
+        same(&input, &opts(label, mode, 64 * 1024), &sizes)?;
     }
 }
 

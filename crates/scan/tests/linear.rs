@@ -147,3 +147,26 @@ fn one_big_line_without_whitespace() {
     );
     assert_eq!(h, N / 20);
 }
+
+/// Links longer than the window the scanner first looks at in place (it widens the window and
+/// looks again, a geometric series): every link is found, in linear work, in UTF-8 and in a
+/// single-byte encoding, whole and in chunks.
+#[test]
+fn long_links_in_place() {
+    for label in ["utf-8", "windows-1252", "shift_jis"] {
+        let o = ScanOptions {
+            encoding: linksieve_scan::EncodingChoice::Fixed(
+                linksieve_scan::encoding_for_label(label).expect("label"),
+            ),
+            ..ScanOptions::default()
+        };
+        // text without candidates between the links, so that each is found in place
+        let unit = format!(
+            "{}http://a.example/{} ",
+            "word ".repeat(20_000),
+            "y".repeat(40_000)
+        );
+        let h = linear(label, |n| rep(&unit, n), &o);
+        assert_eq!(h, N / unit.len(), "{label}");
+    }
+}

@@ -1,0 +1,367 @@
+//! `linksieve run`: the main job. Argument parsing, the progress bar, signals and the output file;
+//! the work is `linksieve_pipeline::run`.
+
+use crate::ladder_cmds::{FormArg, LadderArgs, options};
+use crate::lines::Mode;
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use linksieve_dedup::{Abandoned, PersistentOptions, PersistentSet, SpillConfig, StoreIdentity};
+use linksieve_pipeline::dedup::{ApproxDedup, Dedup, MemoryDedup, PersistentDedup, SpillDedup};
+use linksieve_pipeline::{InputSpec, OutputFormat, RunError, RunOptions, expand_inputs};
+use linksieve_scan::{EncodingChoice, ScanOptions};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// Seen-set kinds.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum DedupArg {
+    /// Exact, in RAM.
+    Memory,
+    /// Exact for any number of keys: sorted runs on disk, k-way merge (with --memory).
+    Spill,
+    /// A Bloom filter (with --fp-rate): may drop new keys; the expected number is reported.
+    Approx,
+}
+
+/// Output formats of `run`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum RunFormat {
+    /// One key per line.
+    Keys,
+    /// `key<TAB>first original<TAB>source`, fields escaped.
+    Tsv,
+    /// One JSON object per new key.
+    Jsonl,
+}
+
+/// `linksieve run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    ladder: LadderArgs,
+    /// Form of the keys.
+    #[arg(long, value_enum, default_value_t = FormArg::Uri)]
+    form: FormArg,
+    /// How found links are read before parsing (LEIRI accepts what text often holds: `|`, `{`).
+    #[arg(long, value_enum, default_value_t = Mode::Leiri)]
+    input: Mode,
+    /// Input encoding: any WHATWG label, or `auto` (BOM, else UTF-8 if valid, else a guess).
+    #[arg(long, default_value = "auto", value_name = "LABEL")]
+    encoding: String,
+    /// Also find `www.` and bare domains (public-suffix check).
+    #[arg(long)]
+    schemeless: bool,
+    /// Also find bare e-mail addresses.
+    #[arg(long)]
+    email: bool,
+    /// Longest link in bytes; longer candidates are counted and skipped.
+    #[arg(long, default_value_t = linksieve_scan::DEFAULT_MAX_LINK_LEN, value_name = "BYTES")]
+    max_link_len: usize,
+    /// Undo HTML character references (`&amp;`, `&#xE9;`, `&eacute;`) in found links.
+    #[arg(long)]
+    html: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j', default_value_t = 0)]
+    threads: usize,
+    /// Bytes per chunk of input (e.g. 1M).
+    #[arg(long, default_value = "1M", value_parser = parse_size, value_name = "SIZE")]
+    chunk_size: usize,
+    /// Seen-set.
+    #[arg(long, value_enum, default_value_t = DedupArg::Memory)]
+    dedup: DedupArg,
+    /// Memory budget of `--dedup spill` (e.g. 512M).
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    memory: Option<usize>,
+    /// False-positive rate of `--dedup approx`.
+    #[arg(long, default_value_t = 0.001, value_name = "P")]
+    fp_rate: f64,
+    /// Expected unique keys, to size `--dedup approx`.
+    #[arg(long, default_value_t = 10_000_000, value_name = "N")]
+    expected: u64,
+    /// A persistent seen-set: only keys no earlier run wrote are written.
+    #[arg(long, value_name = "PATH")]
+    seen: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RunFormat::Keys)]
+    format: RunFormat,
+    /// Write `key<TAB>count` at the end (first-occurrence order) instead of keys.
+    #[arg(long)]
+    counts: bool,
+    /// Write the output to FILE atomically (a temporary file renamed at the end).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Write the summary as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
+    /// No summary on stderr.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// Inputs: files, directories (recursive), `-` for stdin (the default).
+    inputs: Vec<PathBuf>,
+}
+
+/// `512`, `64K`, `1M`, `2G` (powers of 1024).
+fn parse_size(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let (num, mult) = match s.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let m = match c.to_ascii_uppercase() {
+                'K' => 1 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                _ => return Err(format!("unknown unit in {s:?} (K, M or G)")),
+            };
+            (&s[..i], m)
+        }
+        _ => (s, 1),
+    };
+    num.trim()
+        .parse::<usize>()
+        .map_err(|e| format!("{s:?}: {e}"))?
+        .checked_mul(mult)
+        .ok_or_else(|| format!("{s:?} is too large"))
+}
+
+/// Runs `linksieve run`: exit 0, 1 when an input could not be read, 130 after SIGINT.
+pub fn run(a: &RunArgs) -> Result<ExitCode> {
+    let mode = a.input.into();
+    let normalize = options(&a.ladder, mode, a.form.into())?;
+    let encoding =
+        EncodingChoice::from_label(&a.encoding).map_err(|e| anyhow::anyhow!("--encoding: {e}"))?;
+    if a.memory.is_some() && a.dedup != DedupArg::Spill {
+        bail!("--memory sets the budget of --dedup spill");
+    }
+    let opts = RunOptions {
+        threads: a.threads,
+        chunk_size: a.chunk_size,
+        in_flight: 0,
+        scan: ScanOptions {
+            encoding,
+            schemeless: a.schemeless,
+            email: a.email,
+            max_link_len: a.max_link_len,
+            ..ScanOptions::default()
+        },
+        input: mode,
+        normalize,
+        html: a.html,
+        format: match a.format {
+            RunFormat::Keys => OutputFormat::Keys,
+            RunFormat::Tsv => OutputFormat::Tsv,
+            RunFormat::Jsonl => OutputFormat::Jsonl,
+        },
+        counts: a.counts,
+    };
+    let args = if a.inputs.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        a.inputs.clone()
+    };
+    let (inputs, problems) = expand_inputs(&args);
+    let mut persistent = None;
+    let mut dedup: Box<dyn Dedup> = if let Some(path) = &a.seen {
+        let id = StoreIdentity::new(
+            opts.normalize.level.name(),
+            opts.normalize.form.name(),
+            rules_version(&opts),
+        );
+        // With --out the output of a killed run is never renamed into place, so keys it committed
+        // must count as new again; on a stream they were (probably) printed.
+        let abandoned = if a.out.is_some() {
+            Abandoned::New
+        } else {
+            Abandoned::Seen
+        };
+        let set = PersistentSet::open(
+            path,
+            &id,
+            PersistentOptions {
+                abandoned,
+                ..Default::default()
+            },
+        )
+        .with_context(|| format!("--seen {}", path.display()))?;
+        persistent = Some(());
+        // Atomic output: large batches (fast). A stream: commit each chunk, so that a kill -9
+        // leaves at most one chunk's keys committed but not written.
+        let batch = if a.out.is_some() {
+            linksieve_pipeline::dedup::PERSISTENT_BATCH
+        } else {
+            0
+        };
+        Box::new(PersistentDedup::new(set, batch))
+    } else {
+        match a.dedup {
+            DedupArg::Memory => Box::new(MemoryDedup::default()),
+            DedupArg::Spill => {
+                let budget = a.memory.unwrap_or(512 << 20);
+                Box::new(SpillDedup::new(SpillConfig::new(budget))?)
+            }
+            DedupArg::Approx => Box::new(ApproxDedup::new(a.expected, a.fp_rate)?),
+        }
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    // First SIGINT: stop reading, flush, summary, exit 130; a second one ends at once.
+    signal_hook::flag::register_conditional_shutdown(
+        signal_hook::consts::SIGINT,
+        130,
+        cancel.clone(),
+    )?;
+    signal_hook::flag::register(signal_hook::consts::SIGINT, cancel.clone())?;
+    let progress: Arc<AtomicU64> = Arc::default();
+    let bar = progress_bar(&inputs, &progress, a.quiet);
+
+    let (mut out, tmp): (Box<dyn Write>, Option<tempfile_path::Tmp>) = match &a.out {
+        Some(path) => {
+            let tmp = tempfile_path::Tmp::create(path)?;
+            (Box::new(tmp.file()?), Some(tmp))
+        }
+        None => (Box::new(std::io::stdout().lock()), None),
+    };
+    let mut result =
+        linksieve_pipeline::run(&inputs, &opts, dedup.as_mut(), &mut out, &progress, &cancel);
+    if result.is_ok()
+        && let Err(e) = out.flush()
+    {
+        result = Err(RunError::Output(e));
+    }
+    drop(out);
+    if let Some((stop, handle)) = bar {
+        stop.store(true, Ordering::Relaxed);
+        let _ = handle.join();
+    }
+    let mut stats = match result {
+        Ok(s) => s,
+        Err(RunError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if let (Some(tmp), Some(path)) = (tmp, &a.out) {
+        tmp.persist(path)?;
+    }
+    if persistent.is_some() {
+        // Only a run whose output is in place marks its keys as final (after SIGINT too: every
+        // key committed to the store was written before the run returned).
+        dedup_complete(dedup.as_mut())?;
+    }
+    for p in problems {
+        stats.inputs_failed.push(linksieve_pipeline::InputFailure {
+            input: p.path.display().to_string(),
+            error: p.error.to_string(),
+        });
+    }
+    if let Some(path) = &a.stats {
+        std::fs::write(path, stats.to_json())
+            .with_context(|| format!("--stats {}", path.display()))?;
+    }
+    if !a.quiet {
+        eprint!("{}", stats.summary());
+    }
+    Ok(if stats.interrupted {
+        ExitCode::from(130)
+    } else if !stats.inputs_failed.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The rule-set version the persistent store records: the rules file's `version`, 0 without one.
+fn rules_version(opts: &RunOptions) -> u32 {
+    opts.normalize.rules.as_ref().map_or(0, |r| r.version)
+}
+
+fn dedup_complete(d: &mut dyn Dedup) -> Result<()> {
+    if let Some(p) = d.as_persistent() {
+        p.complete()?;
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr when it is a terminal (silent otherwise).
+fn progress_bar(
+    inputs: &[InputSpec],
+    progress: &Arc<AtomicU64>,
+    quiet: bool,
+) -> Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)> {
+    if quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let total: u64 = inputs
+        .iter()
+        .filter_map(|i| match i {
+            InputSpec::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            InputSpec::Stdin => None,
+        })
+        .sum();
+    let bar = indicatif::ProgressBar::new(total);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} {bytes}/{total_bytes} {bytes_per_sec} {elapsed_precise}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let (s, p) = (stop.clone(), progress.clone());
+    let handle = std::thread::spawn(move || {
+        while !s.load(Ordering::Relaxed) {
+            bar.set_position(p.load(Ordering::Relaxed));
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        bar.finish_and_clear();
+    });
+    Some((stop, handle))
+}
+
+/// `--out`: a temporary file beside the target, renamed over it at the end (atomic on one file
+/// system).
+mod tempfile_path {
+    use anyhow::{Context, Result};
+    use std::path::{Path, PathBuf};
+
+    pub struct Tmp {
+        path: PathBuf,
+    }
+
+    impl Tmp {
+        pub fn create(target: &Path) -> Result<Tmp> {
+            let dir = target
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let name = target
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let path = dir.join(format!(".{name}.linksieve-{}.tmp", std::process::id()));
+            Ok(Tmp { path })
+        }
+
+        pub fn file(&self) -> Result<std::io::BufWriter<std::fs::File>> {
+            let f = std::fs::File::create(&self.path)
+                .with_context(|| format!("--out: cannot create {}", self.path.display()))?;
+            Ok(std::io::BufWriter::new(f))
+        }
+
+        pub fn persist(mut self, target: &Path) -> Result<()> {
+            let f = std::fs::OpenOptions::new().write(true).open(&self.path)?;
+            f.sync_all()?;
+            std::fs::rename(&self.path, target)
+                .with_context(|| format!("--out: cannot rename to {}", target.display()))?;
+            self.path = PathBuf::new();
+            Ok(())
+        }
+    }
+
+    impl Drop for Tmp {
+        fn drop(&mut self) {
+            if !self.path.as_os_str().is_empty() {
+                let _ = std::fs::remove_file(&self.path);
+            }
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! The sink's view of the seen-sets of `linksieve_dedup`: fingerprints go in chunk by chunk, in
+//! input order; new/seen decisions come out in the same order, at once (memory, approximate,
+//! persistent) or when a spill batch is merged. The sink writes an item only when its decision is
+//! there, so the output is in first-occurrence order in every mode.
+
+use linksieve_dedup::{
+    BloomSet, Fingerprint, MemorySet, PersistentSet, SeenSet, SpillConfig, SpillSet,
+};
+use std::collections::VecDeque;
+
+pub use linksieve_dedup::DedupError;
+
+/// A seen-set as the sink uses it.
+///
+/// ```
+/// use linksieve_pipeline::dedup::{Dedup, MemoryDedup};
+/// let mut d = MemoryDedup::default();
+/// let mut out = std::collections::VecDeque::new();
+/// d.submit(&[1, 2, 1], &mut out).unwrap();
+/// assert_eq!(out, [true, true, false]);
+/// ```
+pub trait Dedup: Send {
+    /// Takes the fingerprints of one chunk, in order; appends the decisions that are ready
+    /// (`true` = new) to `decisions`, in the order of submission.
+    fn submit(&mut self, fps: &[u128], decisions: &mut VecDeque<bool>) -> Result<(), DedupError>;
+    /// The end of the input: appends every decision still owed.
+    fn finish(&mut self, decisions: &mut VecDeque<bool>) -> Result<(), DedupError>;
+    /// Heap memory held, in bytes.
+    fn memory_bytes(&self) -> usize;
+    /// Unique keys known to the set (for a persistent set: all runs).
+    fn len(&self) -> u64;
+    /// True when no key is known.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The expected number of new keys wrongly answered "seen" (approximate sets only).
+    fn expected_false_drops(&self) -> Option<f64> {
+        None
+    }
+    /// Keys in a persistent store when it was opened (persistent sets only).
+    fn store_keys_at_open(&self) -> Option<u64> {
+        None
+    }
+    /// The persistent set, to mark the run complete once the output is in place.
+    fn as_persistent(&mut self) -> Option<&mut PersistentDedup> {
+        None
+    }
+    /// Decisions are durable commits: the sink flushes its output after each chunk.
+    fn durable(&self) -> bool {
+        false
+    }
+}
+
+/// Exact, in memory (`--dedup memory`, the default).
+///
+/// ```
+/// use linksieve_pipeline::dedup::{Dedup, MemoryDedup};
+/// assert_eq!(MemoryDedup::default().len(), 0);
+/// ```
+#[derive(Default)]
+pub struct MemoryDedup(pub MemorySet);
+
+/// Approximate (`--dedup approx --fp-rate P`): a Bloom filter; new keys may be dropped as seen,
+/// with the expected number reported.
+///
+/// ```
+/// use linksieve_pipeline::dedup::{ApproxDedup, Dedup};
+/// let d = ApproxDedup::new(1_000_000, 0.001).unwrap();
+/// assert_eq!(d.expected_false_drops(), Some(0.0));
+/// ```
+pub struct ApproxDedup(pub BloomSet);
+
+impl ApproxDedup {
+    /// A filter for `expected` keys at false-positive rate `fp_rate`.
+    ///
+    /// ```
+    /// assert!(linksieve_pipeline::dedup::ApproxDedup::new(10, 2.0).is_err());
+    /// ```
+    pub fn new(expected: u64, fp_rate: f64) -> Result<Self, DedupError> {
+        Ok(ApproxDedup(BloomSet::new(expected, fp_rate)?))
+    }
+}
+
+/// The persistent seen-set (`--seen PATH`): fingerprints are gathered into batches of at least
+/// `batch` (small batches into a large store are slow; 0 commits every chunk), and each batch
+/// is durably committed before its keys are written (the crash contract of [`PersistentSet`]).
+/// The sink flushes its output after each commit, so after `kill -9` at most the keys of the
+/// last committed batch were committed but not written.
+///
+/// ```
+/// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
+/// use linksieve_pipeline::dedup::{Dedup, PersistentDedup};
+/// let dir = std::env::temp_dir().join(format!("ls-pd-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let set = PersistentSet::open(dir.join("s"), &StoreIdentity::new("scheme", "uri", 0), PersistentOptions::default()).unwrap();
+/// let mut d = PersistentDedup::new(set, 0);
+/// let mut out = std::collections::VecDeque::new();
+/// d.submit(&[7, 7], &mut out).unwrap();
+/// d.finish(&mut out).unwrap();
+/// assert_eq!(out, [true, false]);
+/// d.complete().unwrap();
+/// std::fs::remove_dir_all(dir).unwrap();
+/// ```
+pub struct PersistentDedup {
+    set: Option<PersistentSet>,
+    at_open: u64,
+    batch: Vec<Fingerprint>,
+    min_batch: usize,
+}
+
+/// Fingerprints per commit of the persistent set when the output is written atomically (all or
+/// nothing, so the batch size costs no output): large batches keep the store above 1 M new
+/// keys/s.
+pub const PERSISTENT_BATCH: usize = 100_000;
+
+impl PersistentDedup {
+    /// Wraps an opened store; commits when `min_batch` fingerprints are gathered (and at the end).
+    pub fn new(set: PersistentSet, min_batch: usize) -> Self {
+        let at_open = set.len();
+        PersistentDedup {
+            set: Some(set),
+            at_open,
+            batch: Vec::new(),
+            min_batch,
+        }
+    }
+
+    /// Keys in the store when it was opened.
+    ///
+    /// ```
+    /// # use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
+    /// # let dir = std::env::temp_dir().join(format!("ls-pd2-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// # let set = PersistentSet::open(dir.join("s"), &StoreIdentity::new("scheme", "uri", 0), PersistentOptions::default()).unwrap();
+    /// assert_eq!(linksieve_pipeline::dedup::PersistentDedup::new(set, 0).keys_at_open(), 0);
+    /// # std::fs::remove_dir_all(dir).unwrap();
+    /// ```
+    pub fn keys_at_open(&self) -> u64 {
+        self.at_open
+    }
+
+    /// Commits the gathered batch and appends its decisions.
+    fn commit(&mut self, decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
+        if let Some(s) = &mut self.set
+            && !self.batch.is_empty()
+        {
+            let mut new = Vec::with_capacity(self.batch.len());
+            s.insert_batch(&self.batch, &mut new)?;
+            decisions.extend(new);
+        }
+        self.batch.clear();
+        Ok(())
+    }
+
+    /// Marks the run complete once its output is in place (after the rename of `--out`).
+    pub fn complete(&mut self) -> Result<(), DedupError> {
+        match self.set.take() {
+            Some(s) => s.finish(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Exact for any number of keys within a memory budget (`--dedup spill --memory SIZE`): sorted
+/// runs of fingerprints on disk and a k-way merge.
+///
+/// ```
+/// use linksieve_dedup::SpillConfig;
+/// use linksieve_pipeline::dedup::{Dedup, SpillDedup};
+/// let mut d = SpillDedup::new(SpillConfig::new(1 << 20)).unwrap();
+/// let mut out = std::collections::VecDeque::new();
+/// d.submit(&[1, 2, 1], &mut out).unwrap();
+/// d.finish(&mut out).unwrap();
+/// assert_eq!(out, [true, true, false]);
+/// ```
+pub struct SpillDedup(pub SpillSet<()>);
+
+impl SpillDedup {
+    /// A spilling set with this configuration.
+    pub fn new(config: SpillConfig) -> Result<Self, DedupError> {
+        Ok(SpillDedup(SpillSet::new(config)?))
+    }
+}
+
+/// Decides a batch with a [`SeenSet`].
+fn batch(
+    set: &mut dyn SeenSet,
+    fps: &[u128],
+    decisions: &mut VecDeque<bool>,
+) -> Result<(), DedupError> {
+    let fps: Vec<Fingerprint> = fps.iter().map(|&f| Fingerprint(f)).collect();
+    let mut new = Vec::with_capacity(fps.len());
+    set.insert_batch(&fps, &mut new)?;
+    decisions.extend(new);
+    Ok(())
+}
+
+impl Dedup for MemoryDedup {
+    fn submit(&mut self, fps: &[u128], decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
+        batch(&mut self.0, fps, decisions)
+    }
+    fn finish(&mut self, _: &mut VecDeque<bool>) -> Result<(), DedupError> {
+        Ok(())
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_bytes()
+    }
+    fn len(&self) -> u64 {
+        SeenSet::len(&self.0)
+    }
+}
+
+impl Dedup for ApproxDedup {
+    fn submit(&mut self, fps: &[u128], decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
+        decisions.extend(fps.iter().map(|&f| self.0.insert(Fingerprint(f))));
+        Ok(())
+    }
+    fn finish(&mut self, _: &mut VecDeque<bool>) -> Result<(), DedupError> {
+        Ok(())
+    }
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_bytes()
+    }
+    fn len(&self) -> u64 {
+        SeenSet::len(&self.0)
+    }
+    fn expected_false_drops(&self) -> Option<f64> {
+        Some(self.0.expected_false_positives())
+    }
+}
+
+impl Dedup for PersistentDedup {
+    fn submit(&mut self, fps: &[u128], decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
+        self.batch.extend(fps.iter().map(|&f| Fingerprint(f)));
+        if self.batch.len() >= self.min_batch {
+            self.commit(decisions)?;
+        }
+        Ok(())
+    }
+    fn finish(&mut self, decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
+        self.commit(decisions)
+    }
+    fn memory_bytes(&self) -> usize {
+        self.set.as_ref().map_or(0, SeenSet::memory_bytes)
+    }
+    fn len(&self) -> u64 {
+        self.set.as_ref().map_or(0, |s| s.len())
+    }
+    fn store_keys_at_open(&self) -> Option<u64> {
+        Some(self.at_open)
+    }
+    fn as_persistent(&mut self) -> Option<&mut PersistentDedup> {
+        Some(self)
+    }
+    fn durable(&self) -> bool {
+        true
+    }
+}
+
+impl Dedup for SpillDedup {
+    fn submit(&mut self, fps: &[u128], decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
+        for &f in fps {
+            if let Some(ready) = self.0.push(Fingerprint(f), ())? {
+                decisions.extend(ready.into_iter().map(|(_, new)| new));
+            }
+        }
+        Ok(())
+    }
+    fn finish(&mut self, decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
+        decisions.extend(self.0.flush()?.into_iter().map(|(_, new)| new));
+        Ok(())
+    }
+    fn memory_bytes(&self) -> usize {
+        SeenSet::memory_bytes(&self.0)
+    }
+    fn len(&self) -> u64 {
+        self.0.len()
+    }
+}

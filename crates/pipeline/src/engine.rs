@@ -1,0 +1,968 @@
+//! The stages of `linksieve run`:
+//!
+//! ```text
+//! reader thread ──(tokens: at most `in_flight` chunks alive)──> rayon workers ──> reorder ──> sink
+//!   open, decompress,                                            decode, scan,     by chunk    dedup,
+//!   split WARC records,                                          normalize,        sequence    write
+//!   cut streams into chunks                                      fingerprint
+//! ```
+//!
+//! Chunks are cut at line ends (or spaces) of the raw bytes, which is safe in every
+//! ASCII-compatible encoding WHATWG defines: LF and SP are never trail bytes there. Each chunk is
+//! scanned with a look-ahead tail (the maximum link length) so that a link that crosses the cut is
+//! found whole by the chunk it starts in; the next chunk ignores hits that start inside the
+//! previous chunk. UTF-16 and ISO-2022-JP streams, where bytes cannot be cut without decoding,
+//! are scanned in order by the reader thread and only their normalization runs in parallel.
+//!
+//! Output order is the order of first occurrence in the input: the sink takes chunk results in
+//! sequence order, so the output is the same for every thread count. A token is taken for each
+//! chunk before it is read and returned when the sink is done with it, so memory outside the
+//! seen-set is bounded by `in_flight` chunks whatever the input size (backpressure, not
+//! buffering).
+
+use crate::dedup::{Dedup, DedupError};
+use crate::html::unescape_link;
+use crate::source::{InputSpec, WarcError, http_head, open_input, read_warc_header};
+use crate::stats::{InputFailure, RunStats};
+use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
+use encoding_rs::Encoding;
+use linksieve_iri::{InputMode, KeyForm, Level, NormalizeError, NormalizeOptions, normalize_str};
+use linksieve_scan::{EncodingChoice, Hit, ScanOptions, Scanner};
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{self, BufRead, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// What `linksieve run` writes for each new key.
+///
+/// ```
+/// assert_eq!(linksieve_pipeline::OutputFormat::default(), linksieve_pipeline::OutputFormat::Keys);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// The key, one per line.
+    #[default]
+    Keys,
+    /// `key<TAB>first original<TAB>source`; tabs, newlines and backslashes inside fields are
+    /// escaped as `\t`, `\n`, `\\`.
+    Tsv,
+    /// One JSON object per new key: key, original, file, offset, line, provenance, and `rung`,
+    /// the lowest rung at which the original already has this key.
+    Jsonl,
+}
+
+/// Options of a run.
+///
+/// ```
+/// let o = linksieve_pipeline::RunOptions::default();
+/// assert_eq!(o.chunk_size, 1 << 20);
+/// ```
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Worker threads (0: one per core).
+    pub threads: usize,
+    /// Bytes per chunk (at least 4 KiB).
+    pub chunk_size: usize,
+    /// Chunks alive at once (read, in work, or waiting for the sink); 0: 4 per thread.
+    pub in_flight: usize,
+    /// Scanner options (encoding choice, modes, maximum link length).
+    pub scan: ScanOptions,
+    /// How found links are read (3987bis 6); LEIRI by default, since links in running text often
+    /// hold characters that only LEIRIs allow (`|`, `{`, `^`).
+    pub input: InputMode,
+    /// The rung, the key form and the protocol rules.
+    pub normalize: NormalizeOptions,
+    /// Undo HTML character references in found links (`--html`).
+    pub html: bool,
+    /// Output format.
+    pub format: OutputFormat,
+    /// Write `key<TAB>count` at the end instead of keys as they come (first-occurrence order).
+    pub counts: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            threads: 0,
+            chunk_size: 1 << 20,
+            in_flight: 0,
+            scan: ScanOptions::default(),
+            input: InputMode::Leiri,
+            normalize: NormalizeOptions::default(),
+            html: false,
+            format: OutputFormat::Keys,
+            counts: false,
+        }
+    }
+}
+
+/// Why a run stopped.
+///
+/// ```
+/// let e = linksieve_pipeline::RunError::Output(std::io::Error::other("disk full"));
+/// assert!(e.to_string().contains("disk full"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Writing the output failed (a closed pipe included: the caller decides what that means).
+    #[error("writing output: {0}")]
+    Output(#[source] io::Error),
+    /// The seen-set failed.
+    #[error(transparent)]
+    Dedup(#[from] DedupError),
+    /// A worker thread could not be started.
+    #[error("starting worker threads: {0}")]
+    Threads(String),
+}
+
+/// Shared progress counter (bytes read so far), for a progress bar.
+pub type Progress = Arc<AtomicU64>;
+
+/// Where a link came from.
+#[derive(Debug)]
+struct StreamMeta {
+    input: String,
+    provenance: Option<String>,
+}
+
+/// One unit of work.
+enum Job {
+    /// Raw bytes to decode and scan: `bytes[..body]` is this chunk, the rest look-ahead.
+    Scan {
+        meta: Arc<StreamMeta>,
+        bytes: Vec<u8>,
+        body: usize,
+        offset: u64,
+        line: u64,
+        encoding: &'static Encoding,
+        /// The chunk starts in the middle of a line with no space before the cut: hits before its
+        /// first space belong to the previous chunk.
+        mid_token: bool,
+    },
+    /// Hits already found in order (sequential streams): normalize only.
+    Hits {
+        meta: Arc<StreamMeta>,
+        hits: Vec<Hit>,
+        offset: u64,
+    },
+}
+
+/// One link, normalized.
+struct Item {
+    fp: u128,
+    key: String,
+    original: String,
+    offset: u64,
+    line: u64,
+    meta: Arc<StreamMeta>,
+    /// uri-form fingerprints at the rungs below the chosen one (string, syntax, scheme).
+    lower: [u128; 3],
+    /// The lowest rung whose key already equals the final one.
+    reached: Level,
+}
+
+/// What a worker returns for a chunk.
+#[derive(Default)]
+struct ChunkOut {
+    items: Vec<Item>,
+    rejected: Vec<String>,
+    links: u64,
+    malformed: u64,
+    too_long: u64,
+    stats: Option<RunStats>,
+}
+
+/// Runs the whole job: reads `inputs`, writes new keys to `out`, returns the counters.
+/// `cancel` stops reading (SIGINT); what was read is still processed and written.
+///
+/// ```
+/// use linksieve_pipeline::{run, InputSpec, RunOptions, dedup::MemoryDedup};
+/// let dir = std::env::temp_dir().join(format!("ls-run-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let f = dir.join("a.txt");
+/// std::fs::write(&f, "see HTTP://Example.COM:80/a and http://example.com/a, or <http://example.com/b>").unwrap();
+/// let mut out = Vec::new();
+/// let stats = run(&[InputSpec::File(f)], &RunOptions::default(), &mut MemoryDedup::default(), &mut out, &Default::default(), &Default::default()).unwrap();
+/// assert_eq!(String::from_utf8(out).unwrap(), "http://example.com/a\nhttp://example.com/b\n");
+/// assert_eq!((stats.links_found, stats.unique_keys, stats.duplicates), (3, 2, 1));
+/// std::fs::remove_dir_all(dir).unwrap();
+/// ```
+pub fn run(
+    inputs: &[InputSpec],
+    opts: &RunOptions,
+    dedup: &mut dyn Dedup,
+    out: &mut dyn Write,
+    progress: &Progress,
+    cancel: &Arc<AtomicBool>,
+) -> Result<RunStats, RunError> {
+    let threads = if opts.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        opts.threads
+    };
+    let in_flight = if opts.in_flight == 0 {
+        4 * threads
+    } else {
+        opts.in_flight
+    }
+    .max(2);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("linksieve-worker-{i}"))
+        .build()
+        .map_err(|e| RunError::Threads(e.to_string()))?;
+    let (token_tx, token_rx) = bounded::<()>(in_flight);
+    for _ in 0..in_flight {
+        let _ = token_tx.send(());
+    }
+    let (result_tx, result_rx) = unbounded::<(u64, ChunkOut)>();
+    let mut stats = RunStats::default();
+    let mut sink = Sink::new(opts, dedup, out);
+    let reader_stats = std::thread::scope(|scope| -> Result<RunStats, RunError> {
+        let reader_tx = result_tx.clone();
+        let (pool, token_rx) = (&pool, &token_rx);
+        let reader = scope.spawn(move || {
+            let mut r = Reader {
+                opts,
+                pool,
+                token_rx,
+                result_tx: reader_tx,
+                seq: 0,
+                stats: RunStats::default(),
+                progress,
+                cancel,
+            };
+            for spec in inputs {
+                if cancel.load(Ordering::Relaxed) {
+                    r.stats.interrupted = true;
+                    break;
+                }
+                r.input(spec);
+            }
+            // The last message carries the reader's counters.
+            let seq = r.seq;
+            let stats = std::mem::take(&mut r.stats);
+            let _ = r.result_tx.send((
+                seq,
+                ChunkOut {
+                    stats: Some(stats),
+                    ..ChunkOut::default()
+                },
+            ));
+            drop(r);
+        });
+        drop(result_tx);
+        let res = sink.consume(&result_rx, &token_tx);
+        if res.is_err() {
+            // Stop the reader: it waits for tokens that the sink no longer returns.
+            cancel.store(true, Ordering::Relaxed);
+            for _ in 0..in_flight {
+                let _ = token_tx.try_send(());
+            }
+            // Drain so that workers can finish.
+            while result_rx.recv().is_ok() {
+                let _ = token_tx.try_send(());
+            }
+        }
+        let _ = reader.join();
+        res
+    })?;
+    sink.finish()?;
+    stats.merge_reader(reader_stats);
+    sink.fill(&mut stats);
+    Ok(stats)
+}
+
+impl RunStats {
+    fn merge_reader(&mut self, r: RunStats) {
+        self.inputs = r.inputs;
+        self.inputs_failed = r.inputs_failed;
+        self.bytes_read = r.bytes_read;
+        self.bytes_skipped = r.bytes_skipped;
+        self.encodings = r.encodings;
+        self.interrupted = r.interrupted;
+    }
+}
+
+/// The reader thread's state.
+struct Reader<'a> {
+    opts: &'a RunOptions,
+    pool: &'a rayon::ThreadPool,
+    token_rx: &'a Receiver<()>,
+    result_tx: Sender<(u64, ChunkOut)>,
+    seq: u64,
+    stats: RunStats,
+    progress: &'a Progress,
+    cancel: &'a Arc<AtomicBool>,
+}
+
+/// Encodings whose bytes can be cut at LF and SP without decoding: every WHATWG encoding but
+/// UTF-16 and ISO-2022-JP (and `replacement`, which decodes to one U+FFFD).
+fn cuttable(enc: &'static Encoding) -> bool {
+    enc != encoding_rs::UTF_16LE
+        && enc != encoding_rs::UTF_16BE
+        && enc != encoding_rs::ISO_2022_JP
+        && enc != encoding_rs::REPLACEMENT
+}
+
+impl Reader<'_> {
+    fn input(&mut self, spec: &InputSpec) {
+        let name = spec.name();
+        let (r, _compression) = match open_input(spec) {
+            Ok(x) => x,
+            Err(e) => {
+                self.stats.inputs_failed.push(InputFailure {
+                    input: name,
+                    error: e.to_string(),
+                });
+                return;
+            }
+        };
+        self.stats.inputs += 1;
+        let mut r = Counted {
+            inner: r,
+            progress: self.progress.clone(),
+            count: 0,
+        };
+        let is_warc = r
+            .fill_buf()
+            .map(|b| b.starts_with(b"WARC/"))
+            .unwrap_or(false);
+        let result = if is_warc {
+            self.warc(&name, &mut r)
+        } else {
+            let meta = Arc::new(StreamMeta {
+                input: name.clone(),
+                provenance: None,
+            });
+            self.stream(&meta, &mut r, 0, self.opts.scan.encoding)
+                .map(|_| ())
+                .map_err(WarcError::Io)
+        };
+        self.stats.bytes_read += r.count;
+        if let Err(e) = result {
+            self.stats.inputs_failed.push(InputFailure {
+                input: name,
+                error: e.to_string(),
+            });
+        }
+    }
+
+    /// A WARC (or WET) file: each `response`, `resource` and `conversion` record's payload is a
+    /// stream, decoded with the charset its headers declare (else `auto`); the other records are
+    /// counted as skipped.
+    fn warc(&mut self, name: &str, mut r: &mut dyn BufRead) -> Result<(), WarcError> {
+        let mut offset = 0u64;
+        while let Some(h) = read_warc_header(&mut r)? {
+            if self.cancel.load(Ordering::Relaxed) {
+                self.stats.interrupted = true;
+                return Ok(());
+            }
+            offset += h.header_len;
+            self.stats.skip("WARC record headers", h.header_len);
+            let mut block = (&mut r).take(h.content_length);
+            let scanned = matches!(
+                h.record_type.as_str(),
+                "response" | "resource" | "conversion"
+            );
+            if !scanned {
+                let n = io::copy(&mut block, &mut io::sink())?;
+                self.stats
+                    .skip(&format!("WARC {} records", h.record_type), n);
+                offset += n;
+                continue;
+            }
+            let mut br = io::BufReader::with_capacity(1 << 16, block);
+            let mut choice = h
+                .content_type
+                .as_deref()
+                .and_then(crate::source::charset_of)
+                .map(EncodingChoice::Fixed);
+            let mut head_len = 0;
+            if h.record_type == "response" {
+                let buf = br.fill_buf()?;
+                if let Some((len, cs)) = http_head(buf) {
+                    head_len = len;
+                    choice = cs.map(EncodingChoice::Fixed);
+                }
+                br.consume(head_len);
+                self.stats.skip("HTTP response headers", head_len as u64);
+            }
+            let meta = Arc::new(StreamMeta {
+                input: name.to_owned(),
+                provenance: h.target_uri.clone(),
+            });
+            let n = self.stream(
+                &meta,
+                &mut br,
+                offset + head_len as u64,
+                choice.unwrap_or(self.opts.scan.encoding),
+            )?;
+            offset += head_len as u64 + n;
+            // The rest of a block the stream did not read (it stops at the end of the block).
+            let rest = io::copy(&mut br, &mut io::sink())?;
+            offset += rest;
+        }
+        Ok(())
+    }
+
+    /// Takes a token (waits while `in_flight` chunks are alive) and gives the job a sequence
+    /// number.
+    fn submit(&mut self, job: Job) {
+        if self.token_rx.recv().is_err() {
+            return;
+        }
+        let seq = self.seq;
+        self.seq += 1;
+        let tx = self.result_tx.clone();
+        let opts = self.opts.clone();
+        self.pool.spawn(move || {
+            let out = work(job, &opts);
+            let _ = tx.send((seq, out));
+        });
+    }
+
+    /// Reads one stream to its end, cutting it into chunks; returns the bytes read.
+    fn stream(
+        &mut self,
+        meta: &Arc<StreamMeta>,
+        r: &mut dyn BufRead,
+        base: u64,
+        choice: EncodingChoice,
+    ) -> io::Result<u64> {
+        let chunk = self.opts.chunk_size.max(4096);
+        let tail = self.opts.scan.max_link_len.max(64);
+        let mut buf: Vec<u8> = Vec::with_capacity(chunk + tail);
+        let mut eof = false;
+        // Decide the encoding on the first 64 KiB, as the scanner would.
+        while buf.len() < linksieve_scan::AUTO_WINDOW && !eof {
+            eof = fill(r, &mut buf, linksieve_scan::AUTO_WINDOW)?;
+        }
+        let (encoding, bom) =
+            linksieve_scan::detect_encoding(choice, &buf, eof).unwrap_or((encoding_rs::UTF_8, 0));
+        *self.stats.encodings.entry(encoding.name()).or_default() += 1;
+        let mut total = buf.len() as u64;
+        if !cuttable(encoding) {
+            return self.sequential(meta, r, buf, eof, base, encoding, total);
+        }
+        buf.drain(..bom);
+        self.stats.skip("byte order marks", bom as u64);
+        let mut offset = base + bom as u64;
+        let mut line = 1u64;
+        let mut mid_token = false;
+        loop {
+            if self.cancel.load(Ordering::Relaxed) {
+                self.stats.interrupted = true;
+                break;
+            }
+            while !eof && buf.len() < chunk + tail {
+                let before = buf.len();
+                eof = fill(r, &mut buf, chunk + tail)?;
+                total += (buf.len() - before) as u64;
+            }
+            if buf.is_empty() {
+                break;
+            }
+            let (cut, clean) = if eof && buf.len() <= chunk {
+                (buf.len(), true)
+            } else {
+                cut_point(&buf[..chunk], encoding)
+            };
+            let end = (cut + tail).min(buf.len());
+            let job = Job::Scan {
+                meta: meta.clone(),
+                bytes: buf[..end].to_vec(),
+                body: cut,
+                offset,
+                line,
+                encoding,
+                mid_token,
+            };
+            self.submit(job);
+            line += memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64;
+            offset += cut as u64;
+            buf.drain(..cut);
+            mid_token = !clean;
+            if eof && buf.is_empty() {
+                break;
+            }
+        }
+        Ok(total)
+    }
+
+    /// Streams that cannot be cut without decoding: scanned here, in order; normalized by workers.
+    #[allow(clippy::too_many_arguments)]
+    fn sequential(
+        &mut self,
+        meta: &Arc<StreamMeta>,
+        r: &mut dyn BufRead,
+        mut buf: Vec<u8>,
+        mut eof: bool,
+        base: u64,
+        encoding: &'static Encoding,
+        mut total: u64,
+    ) -> io::Result<u64> {
+        let mut scanner = Scanner::new(&ScanOptions {
+            encoding: EncodingChoice::Fixed(encoding),
+            ..self.opts.scan
+        });
+        let mut hits = Vec::new();
+        let mut noted = linksieve_scan::ScanStats::default();
+        loop {
+            if self.cancel.load(Ordering::Relaxed) {
+                self.stats.interrupted = true;
+                break;
+            }
+            // Feeding cannot fail before `finish`.
+            let _ = scanner.feed(&buf, &mut hits);
+            buf.clear();
+            if eof {
+                let _ = scanner.finish(&mut hits);
+            }
+            let s = *scanner.stats();
+            if !hits.is_empty() || eof {
+                let job = Job::Hits {
+                    meta: meta.clone(),
+                    hits: std::mem::take(&mut hits),
+                    offset: base,
+                };
+                self.submit(job);
+                self.stats.malformed_sequences += s.malformed_sequences - noted.malformed_sequences;
+                self.stats.too_long += s.too_long - noted.too_long;
+                noted = s;
+            }
+            if eof {
+                break;
+            }
+            let before = buf.len();
+            eof = fill(r, &mut buf, 1 << 20)?;
+            total += (buf.len() - before) as u64;
+        }
+        Ok(total)
+    }
+}
+
+/// Counts the bytes consumed from an input (after decompression), for the summary and the
+/// progress bar.
+struct Counted {
+    inner: Box<dyn BufRead + Send>,
+    progress: Progress,
+    count: u64,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        self.progress.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+impl BufRead for Counted {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, n: usize) {
+        self.count += n as u64;
+        self.progress.fetch_add(n as u64, Ordering::Relaxed);
+        self.inner.consume(n);
+    }
+}
+
+/// Reads until `buf` holds `want` bytes or the input ends; returns true at the end.
+fn fill(r: &mut dyn BufRead, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    while buf.len() < want {
+        let avail = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if avail.is_empty() {
+            return Ok(true);
+        }
+        let n = avail.len().min(want - buf.len());
+        buf.extend_from_slice(&avail[..n]);
+        r.consume(n);
+    }
+    Ok(false)
+}
+
+/// Where to cut a window of raw bytes: after its last LF in the second half, else after its last
+/// space or tab, else (a very long line without spaces) after the last byte below 0x30, which is
+/// never a trail byte of a WHATWG multi-byte encoding (gb18030 uses 0x30-0x39 as trail bytes), or
+/// at a UTF-8 character boundary. The flag says whether the cut is at a space or line end.
+fn cut_point(w: &[u8], enc: &'static Encoding) -> (usize, bool) {
+    let half = w.len() / 2;
+    if let Some(p) = memchr::memrchr(b'\n', &w[half..]) {
+        return (half + p + 1, true);
+    }
+    if let Some(p) = memchr::memrchr2(b' ', b'\t', &w[half..]) {
+        return (half + p + 1, true);
+    }
+    let cut = if enc == encoding_rs::UTF_8 {
+        (half..w.len())
+            .rev()
+            .find(|&i| w[i] & 0xC0 != 0x80)
+            .unwrap_or(w.len())
+    } else if enc.is_single_byte() {
+        w.len()
+    } else {
+        w[half..]
+            .iter()
+            .rposition(|&b| b < 0x30)
+            .map_or(w.len(), |p| half + p + 1)
+    };
+    (cut.max(1), false)
+}
+
+/// A worker's job: scan (if needed) and normalize.
+fn work(job: Job, opts: &RunOptions) -> ChunkOut {
+    let mut out = ChunkOut::default();
+    match job {
+        Job::Hits { meta, hits, offset } => {
+            for h in hits {
+                normalize_hit(&mut out, opts, &meta, h, offset, 0);
+            }
+        }
+        Job::Scan {
+            meta,
+            bytes,
+            body,
+            offset,
+            line,
+            encoding,
+            mid_token,
+        } => {
+            let mut scanner = Scanner::new(&ScanOptions {
+                encoding: EncodingChoice::Exact(encoding),
+                ..opts.scan
+            });
+            let mut hits = Vec::new();
+            // Malformed sequences of the body only: the look-ahead is the next chunk's body.
+            let _ = scanner.feed(&bytes[..body], &mut hits);
+            out.malformed = scanner.stats().malformed_sequences;
+            let _ = scanner.feed(&bytes[body..], &mut hits);
+            let _ = scanner.finish(&mut hits);
+            // Hits that start in the look-ahead belong to the next chunk; in a chunk cut inside a
+            // token, hits before the first space belong to the previous one.
+            let first_space = if mid_token {
+                memchr::memchr3(b' ', b'\t', b'\n', &bytes[..body]).unwrap_or(body) as u64
+            } else {
+                0
+            };
+            // An overlong candidate that crosses the cut may be counted by both chunks.
+            out.too_long = scanner.stats().too_long;
+            for h in hits {
+                if h.start >= body as u64 || h.start < first_space {
+                    continue;
+                }
+                normalize_hit(&mut out, opts, &meta, h, offset, line - 1);
+            }
+        }
+    }
+    out
+}
+
+fn normalize_hit(
+    out: &mut ChunkOut,
+    opts: &RunOptions,
+    meta: &Arc<StreamMeta>,
+    h: Hit,
+    offset: u64,
+    line_base: u64,
+) {
+    out.links += 1;
+    let text = if opts.html {
+        unescape_link(&h.text).into_owned()
+    } else {
+        h.text
+    };
+    let mut nopts = opts.normalize.clone();
+    nopts.nfc |= h.from_legacy;
+    let level = nopts.level;
+    let key = match normalize_str(&text, opts.input, &nopts) {
+        Ok(k) => k,
+        Err(e) => {
+            out.rejected.push(reason(&e));
+            return;
+        }
+    };
+    // uri-form keys at the rungs below: for "duplicates caught by each rung" and `reached`.
+    let mut lower = [0u128; 3];
+    let final_uri = if nopts.form == KeyForm::Uri {
+        key.clone()
+    } else {
+        normalize_str(
+            &text,
+            opts.input,
+            &NormalizeOptions {
+                form: KeyForm::Uri,
+                ..nopts.clone()
+            },
+        )
+        .unwrap_or_default()
+    };
+    let mut reached = level;
+    for (i, rung) in [Level::String, Level::Syntax, Level::Scheme]
+        .into_iter()
+        .enumerate()
+    {
+        if rung >= level {
+            break;
+        }
+        let k = if rung == Level::String {
+            text.clone()
+        } else {
+            normalize_str(
+                &text,
+                opts.input,
+                &NormalizeOptions {
+                    level: rung,
+                    form: KeyForm::Uri,
+                    ..nopts.clone()
+                },
+            )
+            .unwrap_or_default()
+        };
+        if k == final_uri && reached == level {
+            reached = rung;
+        }
+        lower[i] = linksieve_dedup::Fingerprint::of(k.as_bytes()).0;
+    }
+    out.items.push(Item {
+        fp: linksieve_dedup::Fingerprint::of(key.as_bytes()).0,
+        key,
+        original: text,
+        offset: offset + h.start,
+        line: line_base + h.line,
+        meta: meta.clone(),
+        lower,
+        reached,
+    });
+}
+
+/// A reason for the summary: the error without its positions and characters, so that reasons
+/// group.
+fn reason(e: &NormalizeError) -> String {
+    use linksieve_iri::{InputError, ParseErrorKind};
+    match e {
+        NormalizeError::Input {
+            source: InputError::Parse(p),
+            ..
+        } => match p.kind {
+            ParseErrorKind::InvalidChar(_) => format!("invalid character in {}", p.component),
+            ParseErrorKind::InvalidPercentEncoding => {
+                format!("'%' not followed by two hex digits in {}", p.component)
+            }
+            ParseErrorKind::InvalidIpLiteral => "invalid IP-literal".to_owned(),
+            ParseErrorKind::ColonInFirstSegment => {
+                "colon in the first segment of a relative path".to_owned()
+            }
+        },
+        NormalizeError::Input { source, .. } => source.to_string(),
+        NormalizeError::Relative { .. } => "relative reference (no scheme)".to_owned(),
+    }
+}
+
+/// Keys the Bloom filters of the lower rungs are sized for.
+const LOWER_RUNG_KEYS: u64 = 4 << 20;
+
+/// The sink: reorders chunk results, deduplicates, writes.
+struct Sink<'a> {
+    opts: &'a RunOptions,
+    dedup: &'a mut dyn Dedup,
+    out: io::BufWriter<&'a mut dyn Write>,
+    lower: [linksieve_dedup::BloomSet; 3],
+    pending: VecDeque<Item>,
+    decisions: VecDeque<bool>,
+    counts: Vec<(String, u64)>,
+    count_index: std::collections::HashMap<u128, usize>,
+    stats: RunStats,
+}
+
+impl<'a> Sink<'a> {
+    fn new(opts: &'a RunOptions, dedup: &'a mut dyn Dedup, out: &'a mut dyn Write) -> Self {
+        // Rungs below the chosen one: Bloom filters for 4 M keys at 1% (about 4.8 MB each).
+        let bloom = || {
+            linksieve_dedup::BloomSet::new(LOWER_RUNG_KEYS, 0.01)
+                .unwrap_or_else(|_| linksieve_dedup::BloomSet::with_blocks(1 << 16, 7))
+        };
+        Sink {
+            opts,
+            dedup,
+            out: io::BufWriter::with_capacity(1 << 16, out),
+            lower: [bloom(), bloom(), bloom()],
+            pending: VecDeque::new(),
+            decisions: VecDeque::new(),
+            counts: Vec::new(),
+            count_index: Default::default(),
+            stats: RunStats::default(),
+        }
+    }
+
+    fn consume(
+        &mut self,
+        rx: &Receiver<(u64, ChunkOut)>,
+        tokens: &Sender<()>,
+    ) -> Result<RunStats, RunError> {
+        let mut next = 0u64;
+        let mut waiting: BTreeMap<u64, ChunkOut> = BTreeMap::new();
+        let mut reader_stats = RunStats::default();
+        for (seq, out) in rx.iter() {
+            waiting.insert(seq, out);
+            while let Some(out) = waiting.remove(&next) {
+                next += 1;
+                if let Some(s) = out.stats {
+                    reader_stats = s;
+                    continue;
+                }
+                self.chunk(out)?;
+                let _ = tokens.try_send(());
+            }
+        }
+        Ok(reader_stats)
+    }
+
+    fn chunk(&mut self, c: ChunkOut) -> Result<(), RunError> {
+        self.stats.links_found += c.links;
+        self.stats.malformed_sequences += c.malformed;
+        self.stats.too_long += c.too_long;
+        for r in c.rejected {
+            self.stats.reject(r);
+        }
+        let fps: Vec<u128> = c.items.iter().map(|i| i.fp).collect();
+        self.dedup.submit(&fps, &mut self.decisions)?;
+        self.pending.extend(c.items);
+        self.drain()?;
+        if self.dedup.durable() {
+            // What was committed is written now, not when the buffer fills (see PersistentDedup).
+            self.out.flush().map_err(RunError::Output)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the pending items that have a decision, in order.
+    fn drain(&mut self) -> Result<(), RunError> {
+        while let Some(new) = self.decisions.pop_front() {
+            let Some(item) = self.pending.pop_front() else {
+                break;
+            };
+            self.account(&item, new);
+            if new {
+                self.write(&item)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn account(&mut self, item: &Item, new: bool) {
+        let level = self.opts.normalize.level;
+        let rungs = [Level::String, Level::Syntax, Level::Scheme];
+        let mut caught = None;
+        for (i, rung) in rungs.into_iter().enumerate() {
+            if rung >= level {
+                break;
+            }
+            let seen = !self.lower[i].insert(linksieve_dedup::Fingerprint(item.lower[i]));
+            if seen && caught.is_none() && !new {
+                caught = Some(rung);
+            }
+        }
+        if new {
+            self.stats.unique_keys += 1;
+        } else {
+            self.stats.duplicate(caught.unwrap_or(level));
+        }
+        if self.opts.counts {
+            match self.count_index.get(&item.fp) {
+                Some(&i) => self.counts[i].1 += 1,
+                None if new => {
+                    self.count_index.insert(item.fp, self.counts.len());
+                    self.counts.push((item.key.clone(), 1));
+                }
+                None => {}
+            }
+        }
+    }
+
+    fn write(&mut self, item: &Item) -> Result<(), RunError> {
+        if self.opts.counts {
+            return Ok(());
+        }
+        let w = &mut self.out;
+        let res = match self.opts.format {
+            OutputFormat::Keys => writeln!(w, "{}", item.key),
+            OutputFormat::Tsv => {
+                let source = item.meta.provenance.as_deref().unwrap_or(&item.meta.input);
+                writeln!(
+                    w,
+                    "{}\t{}\t{}",
+                    tsv(&item.key),
+                    tsv(&item.original),
+                    tsv(source)
+                )
+            }
+            OutputFormat::Jsonl => {
+                let v = serde_json::json!({
+                    "key": item.key,
+                    "original": item.original,
+                    "file": item.meta.input,
+                    "offset": item.offset,
+                    "line": item.line,
+                    "provenance": item.meta.provenance,
+                    "rung": item.reached.name(),
+                });
+                writeln!(w, "{v}")
+            }
+        };
+        res.map_err(RunError::Output)
+    }
+
+    fn finish(&mut self) -> Result<(), RunError> {
+        self.dedup.finish(&mut self.decisions)?;
+        self.drain()?;
+        if self.opts.counts {
+            for (k, n) in std::mem::take(&mut self.counts) {
+                writeln!(self.out, "{}\t{n}", tsv(&k)).map_err(RunError::Output)?;
+            }
+        }
+        self.out.flush().map_err(RunError::Output)
+    }
+
+    fn fill(&self, stats: &mut RunStats) {
+        stats.links_found = self.stats.links_found;
+        stats.malformed_sequences += self.stats.malformed_sequences;
+        stats.too_long += self.stats.too_long;
+        stats.rejected = self.stats.rejected.clone();
+        stats.unique_keys = self.stats.unique_keys;
+        stats.duplicates = self.stats.duplicates;
+        stats.duplicates_by_rung = self.stats.duplicates_by_rung.clone();
+        stats.store_keys_at_open = self.dedup.store_keys_at_open();
+        stats.expected_false_drops = self.dedup.expected_false_drops();
+        stats.seen_set_bytes = self.dedup.memory_bytes() as u64;
+    }
+}
+
+/// Escapes a TSV field: `\` `TAB` `LF` `CR` as `\\` `\t` `\n` `\r`, so no field holds a raw tab or
+/// newline.
+///
+/// ```
+/// assert_eq!(linksieve_pipeline::tsv("a\tb\nc\\d"), "a\\tb\\nc\\\\d");
+/// ```
+pub fn tsv(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(['\t', '\n', '\r', '\\']) {
+        return s.into();
+    }
+    let mut o = String::with_capacity(s.len() + 4);
+    for c in s.chars() {
+        match c {
+            '\t' => o.push_str("\\t"),
+            '\n' => o.push_str("\\n"),
+            '\r' => o.push_str("\\r"),
+            '\\' => o.push_str("\\\\"),
+            c => o.push(c),
+        }
+    }
+    o.into()
+}

@@ -1,0 +1,21 @@
+//! `linksieve run`: the parallel streaming pipeline and its dedup sink.
+//!
+//! Bytes -> text -> spans -> parsed IRIs -> keys -> sink: a reader thread opens the inputs
+//! (files, directories, stdin; gzip, zstd and bzip2 recognised by content; WARC and WET records),
+//! cuts them into chunks and hands them to `rayon` workers that decode, scan and normalize; the
+//! sink takes the results back in input order, asks the seen-set which keys are new and writes
+//! those. See [`run`].
+
+pub mod dedup;
+mod engine;
+mod html;
+mod source;
+mod stats;
+
+pub use engine::{OutputFormat, Progress, RunError, RunOptions, run, tsv};
+pub use html::unescape_link;
+pub use source::{
+    Compression, InputProblem, InputSpec, WarcError, WarcHeader, charset_of, decompress,
+    expand_inputs, http_head, open_input, read_warc_header,
+};
+pub use stats::{InputFailure, RunStats};

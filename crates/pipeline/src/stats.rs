@@ -1,0 +1,175 @@
+//! The run summary: every byte, link and key accounted for, so nothing is lost silently.
+
+use linksieve_iri::Level;
+use std::collections::BTreeMap;
+
+/// An input that could not be read (or not to its end).
+///
+/// ```
+/// let f = linksieve_pipeline::InputFailure { input: "a.gz".into(), error: "unexpected end of file".into() };
+/// assert_eq!(f.input, "a.gz");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct InputFailure {
+    /// The input's name.
+    pub input: String,
+    /// What went wrong.
+    pub error: String,
+}
+
+/// Counters of one run. Printed as the summary on stderr and written by `--stats FILE` as JSON.
+///
+/// ```
+/// let s = linksieve_pipeline::RunStats::default();
+/// assert_eq!(s.links_found, 0);
+/// assert!(s.to_json().contains("\"unique_keys\": 0"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct RunStats {
+    /// Inputs (files, stdin) opened.
+    pub inputs: u64,
+    /// Inputs that could not be read, with the reason.
+    pub inputs_failed: Vec<InputFailure>,
+    /// Bytes read, after decompression.
+    pub bytes_read: u64,
+    /// Bytes not scanned, by reason (WARC headers and non-payload records, HTTP headers, input
+    /// errors after a partial read).
+    pub bytes_skipped: BTreeMap<String, u64>,
+    /// Byte sequences that were not valid in their encoding (each decoded as U+FFFD, which no link
+    /// contains).
+    pub malformed_sequences: u64,
+    /// Candidates longer than the maximum link length, skipped.
+    pub too_long: u64,
+    /// Links found by the scanner.
+    pub links_found: u64,
+    /// Links without a key, by reason.
+    pub rejected: BTreeMap<String, u64>,
+    /// Keys written (new keys).
+    pub unique_keys: u64,
+    /// Links whose key was seen before, by the lowest rung at which they were (the string rung
+    /// catches exact repeats; each higher rung what only it merges). Rungs below the chosen one are
+    /// tracked with Bloom filters (1% false positives), so these split the exact total
+    /// `duplicates` approximately.
+    pub duplicates_by_rung: BTreeMap<&'static str, u64>,
+    /// Links whose key was seen before (exact, except in `approx` mode).
+    pub duplicates: u64,
+    /// Keys in the persistent seen-set when the run started (`--seen`).
+    pub store_keys_at_open: Option<u64>,
+    /// `approx` mode: the expected number of new keys wrongly dropped as seen.
+    pub expected_false_drops: Option<f64>,
+    /// The encodings inputs were decoded with, by number of streams.
+    pub encodings: BTreeMap<&'static str, u64>,
+    /// Memory held by the seen-set at the end, in bytes.
+    pub seen_set_bytes: u64,
+    /// The run was interrupted (SIGINT); what was read was flushed.
+    pub interrupted: bool,
+}
+
+impl RunStats {
+    /// Adds a rejected link.
+    pub(crate) fn reject(&mut self, reason: String) {
+        *self.rejected.entry(reason).or_default() += 1;
+    }
+
+    /// Adds skipped bytes.
+    pub(crate) fn skip(&mut self, reason: &str, n: u64) {
+        if n > 0 {
+            *self.bytes_skipped.entry(reason.to_owned()).or_default() += n;
+        }
+    }
+
+    /// Counts a duplicate caught at `rung`.
+    pub(crate) fn duplicate(&mut self, rung: Level) {
+        self.duplicates += 1;
+        *self.duplicates_by_rung.entry(rung.name()).or_default() += 1;
+    }
+
+    /// Links rejected in total.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_pipeline::RunStats::default().rejected_total(), 0);
+    /// ```
+    pub fn rejected_total(&self) -> u64 {
+        self.rejected.values().sum()
+    }
+
+    /// The summary as text, one fact a line, for stderr.
+    ///
+    /// ```
+    /// let text = linksieve_pipeline::RunStats::default().summary();
+    /// assert!(text.contains("links found: 0"));
+    /// ```
+    pub fn summary(&self) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "linksieve run summary{}",
+            if self.interrupted {
+                " (interrupted)"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(
+            s,
+            "  inputs: {} read, {} failed",
+            self.inputs,
+            self.inputs_failed.len()
+        );
+        for f in &self.inputs_failed {
+            let _ = writeln!(s, "    failed: {}: {}", f.input, f.error);
+        }
+        let _ = writeln!(s, "  bytes read: {}", self.bytes_read);
+        for (why, n) in &self.bytes_skipped {
+            let _ = writeln!(s, "  bytes skipped ({why}): {n}");
+        }
+        if !self.encodings.is_empty() {
+            let e: Vec<String> = self
+                .encodings
+                .iter()
+                .map(|(k, v)| format!("{k} x{v}"))
+                .collect();
+            let _ = writeln!(s, "  encodings: {}", e.join(", "));
+        }
+        let _ = writeln!(
+            s,
+            "  malformed byte sequences: {}",
+            self.malformed_sequences
+        );
+        let _ = writeln!(s, "  overlong candidates skipped: {}", self.too_long);
+        let _ = writeln!(s, "  links found: {}", self.links_found);
+        let _ = writeln!(s, "  links rejected: {}", self.rejected_total());
+        for (why, n) in &self.rejected {
+            let _ = writeln!(s, "    {why}: {n}");
+        }
+        let _ = writeln!(s, "  unique keys: {}", self.unique_keys);
+        let _ = writeln!(s, "  duplicates: {}", self.duplicates);
+        for (rung, n) in &self.duplicates_by_rung {
+            let _ = writeln!(s, "    caught at the {rung} rung: {n}");
+        }
+        if let Some(n) = self.store_keys_at_open {
+            let _ = writeln!(
+                s,
+                "  persistent seen-set: {n} keys from earlier runs, {} new",
+                self.unique_keys
+            );
+        }
+        if let Some(x) = self.expected_false_drops {
+            let _ = writeln!(s, "  expected keys wrongly dropped (approx): {x:.3}");
+        }
+        let _ = writeln!(s, "  seen-set memory: {} bytes", self.seen_set_bytes);
+        s
+    }
+
+    /// The counters as a JSON object (for `--stats FILE`).
+    ///
+    /// ```
+    /// let mut s = linksieve_pipeline::RunStats::default();
+    /// s.links_found = 3;
+    /// assert!(s.to_json().contains("\"links_found\": 3"));
+    /// ```
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+}

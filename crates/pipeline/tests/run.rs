@@ -1,0 +1,352 @@
+//! `linksieve_pipeline::run` end to end on real corpora: the keys equal a reference computed
+//! here (scan the whole input, normalize each link alone, keep first occurrences); the output is
+//! the same for 1 and N threads and several chunk sizes; spill with a tiny budget equals memory;
+//! a persistent seen-set across two runs writes each key once in total; compressed and WARC input.
+
+use linksieve_dedup::{PersistentOptions, PersistentSet, SpillConfig, StoreIdentity};
+use linksieve_iri::normalize_str;
+use linksieve_pipeline::dedup::{ApproxDedup, Dedup, MemoryDedup, PersistentDedup, SpillDedup};
+use linksieve_pipeline::{InputSpec, OutputFormat, RunOptions, RunStats, run};
+use linksieve_scan::scan_bytes;
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::PathBuf;
+
+fn shared() -> PathBuf {
+    std::env::var_os("LINKSIEVE_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+}
+
+fn corpora() -> PathBuf {
+    PathBuf::from(std::env::var_os("LINKSIEVE_CORPORA").expect(
+        "LINKSIEVE_CORPORA is not set: run the tests with scripts/test.sh, which builds the corpora",
+    ))
+}
+
+/// Real inputs: the two data files of shared/corpora and, from the built corpora, the CJK
+/// translations and a few legacy-encoded pages.
+fn inputs() -> Vec<PathBuf> {
+    let mut v = vec![
+        shared().join("corpora/data/apache_logs.log"),
+        shared().join("corpora/data/url-list-kasztp.txt"),
+    ];
+    let c = corpora();
+    v.push(c.join("linux-doc-translations.txt"));
+    for dir in ["Big5", "SHIFT_JIS", "windows-1251-russian", "EUC-KR"] {
+        let d = c.join("legacy").join(dir);
+        if let Ok(rd) = std::fs::read_dir(&d) {
+            let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+            files.sort();
+            v.extend(files.into_iter().take(3));
+        }
+    }
+    for p in &v {
+        assert!(p.exists(), "missing corpus file {}", p.display());
+    }
+    v
+}
+
+fn go(files: &[PathBuf], opts: &RunOptions, dedup: &mut dyn Dedup) -> (String, RunStats) {
+    let specs: Vec<InputSpec> = files.iter().map(|p| InputSpec::File(p.clone())).collect();
+    let mut out = Vec::new();
+    let stats = run(
+        &specs,
+        opts,
+        dedup,
+        &mut out,
+        &Default::default(),
+        &Default::default(),
+    )
+    .expect("run");
+    (String::from_utf8(out).expect("UTF-8 output"), stats)
+}
+
+/// The reference: each file scanned whole, each link normalized alone, first occurrences kept.
+fn reference(files: &[PathBuf], opts: &RunOptions) -> (String, u64) {
+    let mut seen = HashSet::new();
+    let mut out = String::new();
+    let mut links = 0;
+    for f in files {
+        let bytes = std::fs::read(f).expect("read corpus");
+        let r = scan_bytes(&bytes, &opts.scan);
+        for h in r.hits {
+            links += 1;
+            let mut n = opts.normalize.clone();
+            n.nfc |= h.from_legacy;
+            if let Ok(k) = normalize_str(&h.text, opts.input, &n)
+                && seen.insert(k.clone())
+            {
+                out.push_str(&k);
+                out.push('\n');
+            }
+        }
+    }
+    (out, links)
+}
+
+#[test]
+fn keys_equal_the_reference_for_every_thread_count_and_chunk_size() {
+    let files = inputs();
+    let base = RunOptions::default();
+    let (want, links) = reference(&files, &base);
+    assert!(want.lines().count() > 1000, "the corpora give keys");
+    for (threads, chunk) in [(1, 1 << 20), (2, 1 << 20), (1, 4096), (2, 4096), (3, 65536)] {
+        let opts = RunOptions {
+            threads,
+            chunk_size: chunk,
+            ..base.clone()
+        };
+        let (got, stats) = go(&files, &opts, &mut MemoryDedup::default());
+        assert_eq!(
+            stats.links_found, links,
+            "links, {threads} threads, chunk {chunk}"
+        );
+        assert!(
+            got == want,
+            "keys differ from the reference with {threads} threads, chunk {chunk}: {}",
+            first_diff(&got, &want)
+        );
+        assert_eq!(stats.unique_keys as usize, want.lines().count());
+        assert_eq!(
+            stats.unique_keys + stats.duplicates + stats.rejected_total(),
+            stats.links_found
+        );
+    }
+}
+
+fn first_diff(a: &str, b: &str) -> String {
+    for (i, (x, y)) in a.lines().zip(b.lines()).enumerate() {
+        if x != y {
+            return format!("line {}: {x:?} vs {y:?}", i + 1);
+        }
+    }
+    format!("{} vs {} lines", a.lines().count(), b.lines().count())
+}
+
+#[test]
+fn spill_with_a_tiny_budget_equals_memory() {
+    let files = inputs();
+    let opts = RunOptions {
+        threads: 2,
+        chunk_size: 1 << 16,
+        ..RunOptions::default()
+    };
+    let (mem, _) = go(&files, &opts, &mut MemoryDedup::default());
+    let tmp = tempdir("spill");
+    let mut spill = SpillDedup::new(SpillConfig::new(32 << 10).temp_dir(&tmp)).expect("spill set");
+    let (sp, stats) = go(&files, &opts, &mut spill);
+    assert_eq!(sp, mem);
+    assert_eq!(stats.unique_keys as usize, mem.lines().count());
+    let mut approx = ApproxDedup::new(1_000_000, 1e-6).expect("bloom");
+    let (ap, stats) = go(&files, &opts, &mut approx);
+    assert!(stats.expected_false_drops.is_some_and(|x| x < 1.0));
+    assert_eq!(ap, mem, "at 1e-6 no key of this corpus is dropped");
+    std::fs::remove_dir_all(tmp).ok();
+}
+
+#[test]
+fn persistent_seen_set_writes_each_key_once_across_runs() {
+    let files = inputs();
+    let (a, b) = files.split_at(files.len() / 2);
+    let opts = RunOptions::default();
+    let (all, _) = go(&files, &opts, &mut MemoryDedup::default());
+    let dir = tempdir("seen");
+    let path = dir.join("seen.redb");
+    let id = StoreIdentity::new("scheme", "uri", 0);
+    let mut outputs = String::new();
+    for part in [a, b, &files[..]] {
+        let set =
+            PersistentSet::open(&path, &id, PersistentOptions::default()).expect("open store");
+        let mut d = PersistentDedup::new(set, 1000);
+        let (out, _) = go(part, &opts, &mut d);
+        d.complete().expect("finish run");
+        outputs.push_str(&out);
+    }
+    let got: Vec<&str> = outputs.lines().collect();
+    let unique: HashSet<&str> = got.iter().copied().collect();
+    assert_eq!(
+        got.len(),
+        unique.len(),
+        "a key was written twice across runs"
+    );
+    let want: HashSet<&str> = all.lines().collect();
+    assert_eq!(unique, want, "the runs together wrote every key once");
+    // Another rung on the same store is refused.
+    let other = StoreIdentity::new("syntax", "uri", 0);
+    assert!(PersistentSet::open(&path, &other, PersistentOptions::default()).is_err());
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn compressed_inputs_and_directories_give_the_same_keys() {
+    let src = shared().join("corpora/data/apache_logs.log");
+    let bytes = std::fs::read(&src).expect("read");
+    let dir = tempdir("compressed");
+    let gz = dir.join("a.log.bin");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    // Two gzip members, as WARC files have.
+    let half = bytes.len() / 2;
+    e.write_all(&bytes[..half]).expect("gz");
+    let mut first = e.finish().expect("gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(&bytes[half..]).expect("gz");
+    first.extend(e.finish().expect("gz"));
+    std::fs::write(&gz, first).expect("write");
+    std::fs::write(
+        dir.join("b.zst"),
+        zstd::encode_all(&bytes[..], 1).expect("zstd"),
+    )
+    .expect("write");
+    let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+    bz.write_all(&bytes).expect("bz2");
+    std::fs::write(dir.join("c"), bz.finish().expect("bz2")).expect("write");
+    let opts = RunOptions::default();
+    let (plain, _) = go(
+        std::slice::from_ref(&src),
+        &opts,
+        &mut MemoryDedup::default(),
+    );
+    for name in ["a.log.bin", "b.zst", "c"] {
+        let (got, stats) = go(&[dir.join(name)], &opts, &mut MemoryDedup::default());
+        assert_eq!(got, plain, "{name}");
+        assert_eq!(stats.bytes_read, bytes.len() as u64, "{name}");
+    }
+    // A directory is read recursively, in name order: the three copies give the keys once.
+    let (files, problems) = linksieve_pipeline::expand_inputs(std::slice::from_ref(&dir));
+    assert!(problems.is_empty());
+    let files: Vec<PathBuf> = files
+        .into_iter()
+        .map(|f| match f {
+            InputSpec::File(p) => p,
+            InputSpec::Stdin => unreachable!("no stdin here"),
+        })
+        .collect();
+    let (got, stats) = go(&files, &opts, &mut MemoryDedup::default());
+    assert_eq!(got, plain);
+    assert_eq!(stats.inputs, 3);
+    // A directory given as a file is an input failure, not a crash.
+    let (got, stats) = go(std::slice::from_ref(&dir), &opts, &mut MemoryDedup::default());
+    assert!(got.is_empty());
+    assert_eq!(stats.inputs_failed.len(), 1);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn warc_records_use_their_charset_and_provenance() {
+    let dir = tempdir("warc");
+    let body_1251 = encoding_rs::WINDOWS_1251
+        .encode("<a href=\"http://пример.рф/путь\">ссылка</a> http://example.com/x")
+        .0
+        .into_owned();
+    let http = [
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=windows-1251\r\n\r\n".as_slice(),
+        &body_1251,
+    ]
+    .concat();
+    let mut warc = Vec::new();
+    for (kind, uri, ctype, block) in [
+        (
+            "warcinfo",
+            None,
+            "application/warc-fields",
+            b"software: test\r\n".to_vec(),
+        ),
+        (
+            "request",
+            Some("http://src.example/"),
+            "application/http",
+            b"GET / HTTP/1.1\r\nHost: http://not-a-link.example/\r\n\r\n".to_vec(),
+        ),
+        (
+            "response",
+            Some("http://src.example/"),
+            "application/http; msgtype=response",
+            http,
+        ),
+        (
+            "conversion",
+            Some("http://wet.example/"),
+            "text/plain",
+            "see https://例え.テスト/ now".as_bytes().to_vec(),
+        ),
+    ] {
+        warc.extend_from_slice(format!("WARC/1.0\r\nWARC-Type: {kind}\r\n").as_bytes());
+        if let Some(u) = uri {
+            warc.extend_from_slice(format!("WARC-Target-URI: {u}\r\n").as_bytes());
+        }
+        warc.extend_from_slice(
+            format!(
+                "Content-Type: {ctype}\r\nContent-Length: {}\r\n\r\n",
+                block.len()
+            )
+            .as_bytes(),
+        );
+        warc.extend_from_slice(&block);
+        warc.extend_from_slice(b"\r\n\r\n");
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&warc).expect("gz");
+    let path = dir.join("x.warc.gz");
+    std::fs::write(&path, gz.finish().expect("gz")).expect("write");
+    let opts = RunOptions {
+        format: OutputFormat::Tsv,
+        ..RunOptions::default()
+    };
+    let (out, stats) = go(
+        std::slice::from_ref(&path),
+        &opts,
+        &mut MemoryDedup::default(),
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "http://xn--e1afmkfd.xn--p1ai/%D0%BF%D1%83%D1%82%D1%8C\thttp://пример.рф/путь\thttp://src.example/",
+            "http://example.com/x\thttp://example.com/x\thttp://src.example/",
+            "https://xn--r8jz45g.xn--zckzah/\thttps://例え.テスト/\thttp://wet.example/",
+        ]
+    );
+    assert!(stats.bytes_skipped.contains_key("WARC request records"));
+    assert!(stats.bytes_skipped.contains_key("HTTP response headers"));
+    assert_eq!(
+        stats.bytes_read,
+        warc.len() as u64,
+        "every byte is read and accounted for"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn html_references_are_undone_and_failures_are_counted() {
+    let dir = tempdir("html");
+    let f = dir.join("page.html");
+    std::fs::write(&f, "<a href=\"http://a.example/?x=1&amp;y=r&eacute;s\">x</a> <a href=&quot;http://b.example/&quot;>").expect("write");
+    let opts = RunOptions {
+        html: true,
+        ..RunOptions::default()
+    };
+    let (out, _) = go(std::slice::from_ref(&f), &opts, &mut MemoryDedup::default());
+    assert_eq!(out, "http://a.example/?x=1&y=r%C3%A9s\nhttp://b.example/\n");
+    // A missing input is reported, and the others are still read.
+    let specs = [InputSpec::File(dir.join("missing")), InputSpec::File(f)];
+    let mut sink = Vec::new();
+    let stats = run(
+        &specs,
+        &opts,
+        &mut MemoryDedup::default(),
+        &mut sink,
+        &Default::default(),
+        &Default::default(),
+    )
+    .expect("run");
+    assert_eq!(stats.inputs_failed.len(), 1);
+    assert_eq!(stats.unique_keys, 2);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("linksieve-pipeline-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}

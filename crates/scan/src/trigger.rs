@@ -1,0 +1,403 @@
+//! The candidate search: trigger bytes (`:` always, `.` with `schemeless`, `@` with `email`)
+//! with a cheap look at their neighbours, so that most `:` of running text (`Note: see`,
+//! `12:30`, `a::b`) are never examined.
+//!
+//! The same search runs on decoded text and on the raw input bytes of ASCII-compatible
+//! encodings (UTF-8, the single-byte encodings, Shift_JIS, EUC-JP, EUC-KR, Big5, GBK/gb18030).
+//! There `:` `.` `/` are never part of a multi-byte character, and an ASCII byte that starts a
+//! character is that character, so the look at the neighbours only says "no" when the decoded
+//! text says "no" too:
+//!
+//! * the byte before a `:` is an ASCII letter or digit only if the character before is, or is
+//!   the trail byte of a multi-byte character, which is not a scheme character either;
+//! * the bytes after `:` start characters, so `//` in the bytes is `//` in the text;
+//! * a registered opaque scheme (`mailto`, `urn`, ...) is a run of letters: the scheme the finder
+//!   takes is a suffix of the run of scheme bytes before the `:`, so it is enough to look up the
+//!   suffixes of two to eight letters.
+//!
+//! A candidate the look lets through is examined by the finder (`find.rs`) on decoded text,
+//! which has the last word.
+//!
+//! Speed: 64 bytes at a time, the trigger test with its neighbour conditions is a loop of
+//! byte-wise comparisons that the compiler vectorizes; the resulting 64 flags are packed into a
+//! bit mask with eight multiplications, and only set bits are looked at one by one.
+
+use crate::schemes;
+
+/// Which triggers to look for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Triggers {
+    pub schemeless: bool,
+    pub email: bool,
+}
+
+/// Bytes around a slice: `before` holds the (up to) eight bytes that precede `b[0]` in the
+/// input (right-aligned, zero where the input has none).
+pub(crate) struct Hay<'a> {
+    pub b: &'a [u8],
+    pub before: [u8; 8],
+    /// No input follows `b`.
+    pub eof: bool,
+}
+
+impl Hay<'_> {
+    /// The length of the run of ASCII scheme bytes (letters, digits, `+ - .`) that ends right
+    /// before `i`, counting at most `max`.
+    pub(crate) fn scheme_run(&self, i: usize, max: usize) -> usize {
+        let lo = i.saturating_sub(max);
+        let run = self.b[lo..i]
+            .iter()
+            .rev()
+            .take_while(|&&c| is_scheme_byte(c))
+            .count();
+        if run == i - lo && run < max {
+            // the run may go on in the bytes before the slice
+            let more = (1..=8)
+                .take_while(|&j| {
+                    (run + j) <= max && self.at(-(j as isize)).is_some_and(is_scheme_byte)
+                })
+                .count();
+            return run + more;
+        }
+        run
+    }
+
+    /// The byte at `i` (which may be up to eight bytes before the slice), `None` past the end.
+    #[inline]
+    fn at(&self, i: isize) -> Option<u8> {
+        if i >= 0 {
+            self.b.get(i as usize).copied()
+        } else if i >= -8 {
+            Some(self.before[(8 + i) as usize])
+        } else {
+            Some(0)
+        }
+    }
+}
+
+#[inline(always)]
+fn is_alpha(c: u8) -> bool {
+    (c | 0x20).wrapping_sub(b'a') < 26
+}
+
+#[inline(always)]
+fn is_digit(c: u8) -> bool {
+    c.wrapping_sub(b'0') < 10
+}
+
+#[inline(always)]
+fn is_scheme_byte(c: u8) -> bool {
+    is_alpha(c) || is_digit(c) || c == b'+' || c == b'-' || c == b'.'
+}
+
+/// What may follow `scheme:` in an opaque IRI (the finder's fast reject, `find.rs`).
+#[inline(always)]
+fn is_opaque_start(c: u8) -> bool {
+    is_alpha(c) || is_digit(c) || c >= 0x80 || c == b'%' || c == b'?' || c == b'+' || c == b'-'
+}
+
+/// A byte that may belong to a host name: ASCII letters, digits, `-`, `_`, and every byte that
+/// may be part of a non-ASCII character in some ASCII-compatible encoding (0x40 and up).
+#[inline(always)]
+fn maybe_host(c: u8) -> bool {
+    c >= 0x40 || is_digit(c) || c == b'-'
+}
+
+/// 64 flags (bytes 0 or 1) to a bit mask.
+#[inline(always)]
+fn pack(e: &[u8; 64]) -> u64 {
+    let mut m = 0u64;
+    for k in 0..8 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&e[k * 8..k * 8 + 8]);
+        let w = u64::from_le_bytes(w);
+        // byte j (0 or 1) lands on bit 56 + j; the partial products never collide
+        m |= (w.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (k * 8);
+    }
+    m
+}
+
+/// The trigger mask of the 64 bytes `w[0..64]`: a compare loop the compiler vectorizes, and a
+/// bit mask only for blocks that hold a trigger.
+#[inline(always)]
+fn block(w: &[u8; 64], t: Triggers) -> u64 {
+    let mut e = [0u8; 64];
+    if !t.schemeless && !t.email {
+        for k in 0..64 {
+            e[k] = (w[k] == b':') as u8;
+        }
+    } else {
+        let (dot, at) = (t.schemeless, t.email);
+        for k in 0..64 {
+            let c = w[k];
+            e[k] = ((c == b':') | (dot & (c == b'.')) | (at & (c == b'@'))) as u8;
+        }
+    }
+    if e.iter().fold(0u8, |a, &x| a | x) == 0 {
+        return 0;
+    }
+    pack(&e)
+}
+
+/// The cheap part of [`confirm`] for a `:` whose neighbours are in the slice (without
+/// `schemeless`): `//` follows, or a letter (or a byte that may be part of a non-ASCII
+/// character) precedes and neither a space nor a `:` follows. Not `12:30`, `a :`, `Note: `,
+/// `a::b`.
+#[inline(always)]
+fn quick_colon(b: &[u8], i: usize) -> bool {
+    let (p, n) = (b[i - 1], b[i + 1]);
+    (n == b'/') | ((p > b'@') & (n > b' ') & (n != b':'))
+}
+
+/// Whether a registered opaque scheme ends at the end of `w` (the bytes before a `:`, the last
+/// one a letter): one of the suffixes of two to eight letters.
+#[inline]
+fn opaque_suffix(w: &[u8]) -> bool {
+    let mut buf = [0u8; 8];
+    let mut n = 0;
+    for &x in w.iter().rev().take(8) {
+        if !is_alpha(x) {
+            break;
+        }
+        n += 1;
+        buf[8 - n] = x | 0x20;
+    }
+    (2..=n).any(|k| schemes::opaque_lower(&buf[8 - k..]).is_some())
+}
+
+/// [`confirm`] for a `:` with its neighbours inside the slice (without `schemeless`).
+#[inline(always)]
+fn confirm_colon(b: &[u8], i: usize) -> bool {
+    let n1 = b[i + 1];
+    if n1 == b'/' {
+        if b[i + 2] == b'/' {
+            return is_scheme_byte(b[i - 1]);
+        }
+    } else if !is_opaque_start(n1) {
+        return false;
+    }
+    is_alpha(b[i - 1]) && opaque_suffix(&b[i.saturating_sub(8)..i])
+}
+
+/// Whether the trigger byte at `i` can start a link (see the module docs); `true` also when the
+/// neighbours are not there yet.
+#[inline]
+fn confirm(h: &Hay<'_>, i: usize, t: Triggers) -> bool {
+    let ii = i as isize;
+    let c = h.b[i];
+    if c == b':' && !t.schemeless && i >= 1 && i + 2 < h.b.len() {
+        return confirm_colon(h.b, i);
+    }
+    if c == b':' {
+        if t.schemeless {
+            // bare IPv6 addresses: every `:` is examined
+            return true;
+        }
+        let Some(n1) = h.at(ii + 1) else {
+            return !h.eof;
+        };
+        let prev = h.at(ii - 1).unwrap_or(0);
+        if n1 == b'/' {
+            match h.at(ii + 2) {
+                None if !h.eof => return true,
+                Some(b'/') => return is_scheme_byte(prev),
+                _ => {}
+            }
+        } else if !is_opaque_start(n1) {
+            return false;
+        }
+        if !is_alpha(prev) {
+            return false;
+        }
+        // a registered opaque scheme as a suffix of the letters before `:`
+        let mut w = [0u8; 8];
+        for (j, x) in w.iter_mut().enumerate() {
+            *x = h.at(ii - 8 + j as isize).unwrap_or(0);
+        }
+        opaque_suffix(&w)
+    } else if c == b'.' {
+        maybe_host(h.at(ii - 1).unwrap_or(0))
+            && match h.at(ii + 1) {
+                None => !h.eof,
+                Some(x) => maybe_host(x),
+            }
+    } else {
+        true
+    }
+}
+
+#[inline(always)]
+fn is_trigger(c: u8, t: Triggers) -> bool {
+    c == b':' || (t.schemeless && c == b'.') || (t.email && c == b'@')
+}
+
+/// A cursor over the candidates of one haystack, in increasing order.
+pub(crate) struct Cands {
+    /// start of the block whose mask is cached
+    blk: usize,
+    mask: u64,
+    valid: bool,
+}
+
+impl Cands {
+    pub(crate) fn new() -> Cands {
+        Cands {
+            blk: 0,
+            mask: 0,
+            valid: false,
+        }
+    }
+
+    /// The first candidate at or after `from`.
+    pub(crate) fn next(&mut self, h: &Hay<'_>, from: usize, t: Triggers) -> Option<usize> {
+        let b = h.b;
+        let n = b.len();
+        let mut i = from;
+        if self.valid && i >= self.blk && i < self.blk + 64 {
+            let mut m = self.mask & (!0u64 << (i - self.blk));
+            while m != 0 {
+                let k = self.blk + m.trailing_zeros() as usize;
+                m &= m - 1;
+                if (t.schemeless || t.email || quick_colon(b, k)) && confirm(h, k, t) {
+                    self.mask = m;
+                    return Some(k);
+                }
+            }
+            i = self.blk + 64;
+        }
+        self.valid = false;
+        let plain = !t.schemeless && !t.email;
+        while i < n {
+            if i >= 1 && i + 66 <= n {
+                let w: &[u8; 64] = b[i..i + 64].try_into().unwrap_or(&[0; 64]);
+                let mut m = block(w, t);
+                while m != 0 {
+                    let k = i + m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    if (!plain || quick_colon(b, k)) && confirm(h, k, t) {
+                        self.blk = i;
+                        self.mask = m;
+                        self.valid = true;
+                        return Some(k);
+                    }
+                }
+                i += 64;
+            } else if i == 0 {
+                if is_trigger(b[0], t) && confirm(h, 0, t) {
+                    return Some(0);
+                }
+                i = 1;
+            } else {
+                // the last bytes: find the trigger bytes one by one
+                let rest = &b[i..];
+                let k = match (t.schemeless, t.email) {
+                    (false, false) => memchr::memchr(b':', rest),
+                    (true, false) => memchr::memchr2(b':', b'.', rest),
+                    (false, true) => memchr::memchr2(b':', b'@', rest),
+                    (true, true) => memchr::memchr3(b':', b'.', b'@', rest),
+                };
+                let k = i + k?;
+                if confirm(h, k, t) {
+                    return Some(k);
+                }
+                i = k + 1;
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all(b: &[u8], t: Triggers, eof: bool) -> Vec<usize> {
+        let h = Hay {
+            b,
+            before: [0; 8],
+            eof,
+        };
+        let mut c = Cands::new();
+        let mut v = Vec::new();
+        let mut i = 0;
+        while let Some(k) = c.next(&h, i, t) {
+            v.push(k);
+            i = k + 1;
+        }
+        v
+    }
+
+    /// The block path and the byte-by-byte path agree.
+    fn slow(b: &[u8], t: Triggers, eof: bool) -> Vec<usize> {
+        let h = Hay {
+            b,
+            before: [0; 8],
+            eof,
+        };
+        (0..b.len())
+            .filter(|&i| is_trigger(b[i], t) && confirm(&h, i, t))
+            .collect()
+    }
+
+    #[test]
+    fn pack_is_a_movemask() {
+        let mut e = [0u8; 64];
+        for i in [0, 1, 7, 8, 30, 63] {
+            e[i] = 1;
+        }
+        assert_eq!(
+            pack(&e),
+            (1 << 0) | (1 << 1) | (1 << 7) | (1 << 8) | (1 << 30) | (1 << 63)
+        );
+    }
+
+    #[test]
+    fn block_and_bytes_agree() {
+        let mut seed = 0x1234_5678_u64;
+        let alphabet = b"ab:/.@ \nhttp mailto urn 12:30 \xc3\xa9\xe4\xbd\xa0";
+        for len in [0usize, 1, 2, 63, 64, 65, 66, 130, 200, 1000] {
+            for _ in 0..50 {
+                let b: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        alphabet[(seed % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                for t in [
+                    Triggers {
+                        schemeless: false,
+                        email: false,
+                    },
+                    Triggers {
+                        schemeless: true,
+                        email: true,
+                    },
+                    Triggers {
+                        schemeless: false,
+                        email: true,
+                    },
+                ] {
+                    for eof in [false, true] {
+                        assert_eq!(all(&b, t, eof), slow(&b, t, eof), "{:?}", b);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn look_alikes_are_not_candidates() {
+        let t = Triggers {
+            schemeless: false,
+            email: false,
+        };
+        let text = b"Note: see 12:30, a::b, C:\\x, Re: hi, path:to:file, see http://x.org mailto:a@b urn:isbn:1 xmailto:q";
+        let got: Vec<&[u8]> = all(text, t, true)
+            .into_iter()
+            .map(|i| &text[i.saturating_sub(7)..i])
+            .collect();
+        assert_eq!(got, [&b"ee http"[..], b" mailto", b"a@b urn", b"xmailto"]);
+    }
+}

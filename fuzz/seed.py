@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets from the conformance vectors.
+
+usage: fuzz/seed.py REPO_ROOT CORPUS_DIR
+
+Reads the `input` (and `base`, `expected`) strings of testdata/normalize/*.jsonl and the
+`input` / `input_hex` texts of testdata/extract/*.jsonl, and writes one file per seed into
+CORPUS_DIR/<target>/, named by the SHA-1 of its content as libFuzzer does (so running it again
+adds nothing). The layouts follow the targets (fuzz/src/*.rs):
+
+- parse:     the text; `base\\ninput` for resolution vectors
+- convert:   one option byte, then the text
+- normalize: one option byte, then `input\\nexpected` (a pair the vectors call equivalent)
+- scan:      one option byte (encoding, modes), one chunking byte, then the text encoded
+- pipeline:  one option byte, then about 12 KB of extraction inputs, one per line (several
+             of the pipeline's 4 KiB chunks)
+"""
+
+import glob
+import hashlib
+import json
+import os
+import sys
+
+# Python codec names of the scan target's encodings, in its order (fuzz/src/scan.rs).
+SCAN_CODECS = ["utf-8", "utf-16-le", "shift_jis", "euc_jp", "iso2022_jp", "big5", "gb18030", "cp1252"]
+
+
+def write(dir_, data):
+    name = hashlib.sha1(data).hexdigest()
+    path = os.path.join(dir_, name)
+    if not os.path.exists(path):
+        with open(path, "wb") as f:
+            f.write(data)
+        return 1
+    return 0
+
+
+def records(pattern):
+    for path in sorted(glob.glob(pattern)):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                try:
+                    yield json.loads(line)
+                except ValueError:
+                    continue
+
+
+def main():
+    root, corpus = sys.argv[1], sys.argv[2]
+    dirs = {t: os.path.join(corpus, t) for t in ["parse", "convert", "normalize", "scan", "pipeline"]}
+    for d in dirs.values():
+        os.makedirs(d, exist_ok=True)
+    counts = dict.fromkeys(dirs, 0)
+    n = 0
+    for r in records(os.path.join(root, "testdata/normalize/*.jsonl")):
+        inp = r.get("input")
+        if not isinstance(inp, str):
+            continue
+        n += 1
+        exp = r.get("expected") if isinstance(r.get("expected"), str) else None
+        base = r.get("base") if isinstance(r.get("base"), str) else None
+        texts = [inp] + ([exp] if exp else [])
+        for t in texts:
+            counts["parse"] += write(dirs["parse"], t.encode("utf-8", "surrogatepass"))
+        if isinstance(r.get("input_hex"), str):
+            # The exact bytes, which may not be UTF-8 (the target reads them lossily).
+            counts["parse"] += write(dirs["parse"], bytes.fromhex(r["input_hex"]))
+        if base:
+            counts["parse"] += write(dirs["parse"], (base + "\n" + inp).encode("utf-8", "surrogatepass"))
+        flag = bytes([n % 4 << 4 | n % 2])
+        counts["convert"] += write(dirs["convert"], flag + inp.encode("utf-8", "surrogatepass"))
+        pair = inp + ("\n" + exp if exp else "")
+        counts["normalize"] += write(dirs["normalize"], bytes([n % 16]) + pair.encode("utf-8", "surrogatepass"))
+    batch, files = [], 0
+    for r in records(os.path.join(root, "testdata/extract/*.jsonl")):
+        if isinstance(r.get("input"), str):
+            batch.append(r["input"].encode("utf-8", "surrogatepass"))
+            if len(batch) % 16 == 1:
+                # Some small inputs too, each alone.
+                counts["pipeline"] += write(dirs["pipeline"], bytes([len(batch) % 128]) + batch[-1])
+            if sum(len(b) + 1 for b in batch) > 12000:
+                flag = bytes([files % 128])
+                counts["pipeline"] += write(dirs["pipeline"], flag + b"\n".join(batch))
+                batch, files = [], files + 1
+        if isinstance(r.get("input_hex"), str):
+            raw = [bytes.fromhex(r["input_hex"])]
+        elif isinstance(r.get("input"), str):
+            text = r["input"]
+            raw = [text.encode("utf-8", "surrogatepass")]
+            # The same text in one more encoding, rotating through the scan target's list.
+            enc = 1 + n % (len(SCAN_CODECS) - 1)
+            try:
+                raw.append(text.encode(SCAN_CODECS[enc], "xmlcharrefreplace"))
+            except (UnicodeError, LookupError):
+                enc = 0
+        else:
+            continue
+        n += 1
+        modes = r.get("modes") or []
+        mode_bits = (0x08 if "schemeless" in modes else 0) | (0x10 if "email" in modes else 0)
+        for i, data in enumerate(raw):
+            enc_bits = 0 if i == 0 else enc
+            flag = bytes([enc_bits | mode_bits])
+            counts["scan"] += write(dirs["scan"], flag + bytes([n % 256]) + data)
+    print(" ".join(f"{t}={c}" for t, c in counts.items()), "new seeds")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The main job against what users run today, in one run, on >= 300 MB inputs built from the real
+# corpora (../shared/corpora and its fetch.sh output):
+#
+#   linux-doc-x8.txt   8 copies of linux-doc.txt (UTF-8 prose, sparse links)      ~340 MB
+#   apache-x150.log    150 copies of apache_logs.log (dense log)                  ~355 MB
+#   urls-x8-shuf.txt   kasztp URL list x8 with a number per copy, shuffled        ~1.1 M lines
+#
+# Compared: `linksieve run` (scan + normalize at the scheme rung + dedup), with 1 and 2 threads;
+# `rg -o -a URL_REGEX | sort -u` (finds, no normalization); the linkify + url crate + HashSet
+# program of benches/src/bin/run_linkify_url.rs; and for dedup alone on a list of URLs:
+# `linksieve run --level string`, `huniq` and `sort -u`. Prints seconds, MB/s, lines/s, peak RSS
+# and ratios.
+#
+#   usage: scripts/bench.sh [RUNS]      (best of RUNS, default 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${1:-3}"
+shared="${LINKSIEVE_SHARED:-$(cd .. && pwd)/shared}"
+corpora="${LINKSIEVE_CORPORA:-$PWD/target/corpora}"
+out="$PWD/target/bench-run"
+mkdir -p "$out"
+export LC_ALL=C
+
+if [ ! -e "$corpora/.done/linux-doc" ]; then
+    apt-cache policy linux-source-6.1 2>/dev/null | grep -q Candidate || apt-get update -qq >&2
+    bash "$shared/corpora/fetch.sh" "$corpora"
+fi
+command -v rg >/dev/null 2>&1 || (apt-get install -y -qq ripgrep >&2) || cargo install --locked ripgrep >&2
+command -v huniq >/dev/null 2>&1 || cargo install --locked huniq >&2
+[ -x /usr/bin/time ] || apt-get install -y -qq time >&2
+
+if [ ! -s "$out/linux-doc-x8.txt" ]; then
+    for _ in 1 2 3 4 5 6 7 8; do cat "$corpora/linux-doc.txt"; done > "$out/linux-doc-x8.txt"
+fi
+if [ ! -s "$out/apache-x150.log" ]; then
+    for _ in $(seq 150); do cat "$shared/corpora/data/apache_logs.log"; done > "$out/apache-x150.log"
+fi
+if [ ! -s "$out/urls-x8-shuf.txt" ]; then
+    for i in 1 2 3 4 5 6 7 8; do sed "1s/^\xEF\xBB\xBF//; s|\$|#$((i % 3))|" "$shared/corpora/data/url-list-kasztp.txt"; done \
+        | shuf --random-source=<(yes) > "$out/urls-x8-shuf.txt"
+fi
+
+cargo build --release -q -p linksieve-cli
+cargo build --release -q -p linksieve-benches --bin run_linkify_url
+ls=target/release/linksieve
+peer=target/release/run_linkify_url
+re='[A-Za-z][A-Za-z0-9+.-]*://[^[:space:]<>"]+'
+
+# best of RUNS: prints "seconds peak_kb lines"
+measure() {
+    local best="" kb=0 lines=0
+    for _ in $(seq "$RUNS"); do
+        /usr/bin/time -f '%e %M' -o "$out/time" bash -c "$1" > "$out/stdout"
+        read -r t m < "$out/time"
+        if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; kb=$m; fi
+    done
+    lines=$(wc -l < "$out/stdout")
+    echo "$best $kb $lines"
+}
+
+row() { # name cmd file
+    read -r t kb lines < <(measure "$2")
+    local mb; mb=$(stat -c %s "$3")
+    printf '%-44s %8.2f s %9.1f MB/s %10.0f lines/s %8d MB peak %9d lines\n' "$1" "$t" \
+        "$(awk "BEGIN{print $mb/1e6/($t>0?$t:1e-9)}")" "$(awk "BEGIN{print $(wc -l < "$3")/($t>0?$t:1e-9)}")" \
+        "$((kb / 1024))" "$lines"
+    echo "$t" > "$out/last"
+}
+
+ratio() { awk "BEGIN{printf \"%.2fx\", $1/$2}"; }
+
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load $(cut -d' ' -f1-3 /proc/loadavg)"
+for f in linux-doc-x8.txt apache-x150.log; do
+    p="$out/$f"
+    echo "== $f ($(($(stat -c %s "$p") / 1000000)) MB)"
+    row "linksieve run -j1" "$ls run -q -j1 $p" "$p"; t1=$(cat "$out/last")
+    row "linksieve run -j2" "$ls run -q -j2 $p" "$p"; t2=$(cat "$out/last")
+    row "rg -o -a -j1 URL_RE | sort -u" "rg -o -a -j1 '$re' $p | sort -u" "$p"; trg=$(cat "$out/last")
+    row "linkify + url + HashSet" "$peer $p" "$p"; tpeer=$(cat "$out/last")
+    echo "   2 threads / 1 thread: $(ratio "$t1" "$t2"); linksieve -j2 vs rg|sort -u: $(ratio "$trg" "$t2"); -j1 vs linkify+url: $(ratio "$tpeer" "$t1")"
+done
+p="$out/urls-x8-shuf.txt"
+echo "== dedup alone: $(wc -l < "$p") URL lines, $(sort -u "$p" | wc -l) distinct"
+row "linksieve run --level string -j2" "$ls run -q -j2 --level string $p" "$p"; tl=$(cat "$out/last")
+row "huniq" "huniq < $p" "$p"; th=$(cat "$out/last")
+row "sort -u" "sort -u $p" "$p"; ts=$(cat "$out/last")
+echo "   linksieve vs huniq: $(ratio "$th" "$tl"); vs sort -u: $(ratio "$ts" "$tl")"
