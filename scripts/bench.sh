@@ -61,7 +61,7 @@ measure() {
 
 row() { # name cmd file
     read -r t kb lines < <(measure "$2")
-    local mb; mb=$(stat -c %s "$3")
+    local mb; mb=$(stat -L -c %s "$3")
     printf '%-44s %8.2f s %9.1f MB/s %10.0f lines/s %8d MB peak %9d lines\n' "$1" "$t" \
         "$(awk "BEGIN{print $mb/1e6/($t>0?$t:1e-9)}")" "$(awk "BEGIN{print $(wc -l < "$3")/($t>0?$t:1e-9)}")" \
         "$((kb / 1024))" "$lines"
@@ -73,7 +73,7 @@ ratio() { awk "BEGIN{printf \"%.2fx\", $1/$2}"; }
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load $(cut -d' ' -f1-3 /proc/loadavg)"
 for f in linux-doc-x8.txt apache-x150.log; do
     p="$out/$f"
-    echo "== $f ($(($(stat -c %s "$p") / 1000000)) MB)"
+    echo "== $f ($(($(stat -L -c %s "$p") / 1000000)) MB)"
     row "linksieve run -j1" "$ls run -q -j1 $p" "$p"; t1=$(cat "$out/last")
     row "linksieve run -j2" "$ls run -q -j2 $p" "$p"; t2=$(cat "$out/last")
     row "rg -o -a -j1 URL_RE | sort -u" "rg -o -a -j1 '$re' $p | sort -u" "$p"; trg=$(cat "$out/last")

@@ -226,7 +226,11 @@ fn compressed_inputs_and_directories_give_the_same_keys() {
     assert_eq!(got, plain);
     assert_eq!(stats.inputs, 3);
     // A directory given as a file is an input failure, not a crash.
-    let (got, stats) = go(std::slice::from_ref(&dir), &opts, &mut MemoryDedup::default());
+    let (got, stats) = go(
+        std::slice::from_ref(&dir),
+        &opts,
+        &mut MemoryDedup::default(),
+    );
     assert!(got.is_empty());
     assert_eq!(stats.inputs_failed.len(), 1);
     std::fs::remove_dir_all(dir).ok();
@@ -349,4 +353,34 @@ fn tempdir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("linksieve-pipeline-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&d).expect("temp dir");
     d
+}
+
+#[test]
+fn truncated_compression_is_an_input_failure_after_what_could_be_read() {
+    let dir = tempdir("truncated");
+    let mut text = String::new();
+    for i in 0..5000 {
+        text.push_str(&format!("see http://t{i}.example/ now\n"));
+    }
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(text.as_bytes()).expect("gz");
+    let gz = e.finish().expect("gz");
+    let cut = dir.join("cut.gz");
+    std::fs::write(&cut, &gz[..gz.len() / 2]).expect("write");
+    let (out, stats) = go(
+        std::slice::from_ref(&cut),
+        &RunOptions::default(),
+        &mut MemoryDedup::default(),
+    );
+    assert_eq!(
+        stats.inputs_failed.len(),
+        1,
+        "the truncated input is reported"
+    );
+    assert!(
+        !out.is_empty(),
+        "what was decompressed before the cut is scanned"
+    );
+    assert!(stats.unique_keys < 5000);
+    std::fs::remove_dir_all(dir).ok();
 }
