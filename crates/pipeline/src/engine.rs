@@ -430,6 +430,26 @@ impl Reader<'_> {
         base: u64,
         choice: EncodingChoice,
     ) -> io::Result<u64> {
+        // A read error (truncated compression, a vanished file) ends the stream like its end, so
+        // that what was read before it is still scanned; the error is reported after that.
+        let mut fused = Fused {
+            inner: r,
+            err: None,
+        };
+        let total = self.stream_fused(meta, &mut fused, base, choice)?;
+        match fused.err {
+            Some(e) => Err(e),
+            None => Ok(total),
+        }
+    }
+
+    fn stream_fused(
+        &mut self,
+        meta: &Arc<StreamMeta>,
+        r: &mut dyn BufRead,
+        base: u64,
+        choice: EncodingChoice,
+    ) -> io::Result<u64> {
         let chunk = self.opts.chunk_size.max(4096);
         let tail = self.opts.scan.max_link_len.max(64);
         let mut buf: Vec<u8> = Vec::with_capacity(chunk + tail);
@@ -566,6 +586,47 @@ impl BufRead for Counted {
     fn consume(&mut self, n: usize) {
         self.count += n as u64;
         self.progress.fetch_add(n as u64, Ordering::Relaxed);
+        self.inner.consume(n);
+    }
+}
+
+/// A reader that reports its first error as the end of the input and keeps the error.
+struct Fused<'a> {
+    inner: &'a mut dyn BufRead,
+    err: Option<io::Error>,
+}
+
+impl Read for Fused<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.err.is_some() {
+            return Ok(0);
+        }
+        match self.inner.read(buf) {
+            Err(e) if e.kind() != io::ErrorKind::Interrupted => {
+                self.err = Some(e);
+                Ok(0)
+            }
+            r => r,
+        }
+    }
+}
+
+impl BufRead for Fused<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.err.is_some() {
+            return Ok(&[]);
+        }
+        match self.inner.fill_buf() {
+            // Asked again to return the borrow: the buffer is full, so nothing is read twice.
+            Ok(_) => self.inner.fill_buf(),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Err(e),
+            Err(e) => {
+                self.err = Some(e);
+                Ok(&[])
+            }
+        }
+    }
+    fn consume(&mut self, n: usize) {
         self.inner.consume(n);
     }
 }
