@@ -83,6 +83,11 @@ flags_for() {
     esac
 }
 
+# Temporary files (libFuzzer's fork-mode folders, the pipeline target's input file) stay under
+# fuzz/artifacts and are removed after each target.
+export TMPDIR=$root/fuzz/artifacts/tmp
+mkdir -p "$TMPDIR"
+
 # The scan target reports hits that no input mode parses here (see fuzz/src/scan.rs).
 unparsed=$root/fuzz/artifacts/scan-unparsed.tsv
 export LINKSIEVE_FUZZ_UNPARSED=$unparsed
@@ -113,6 +118,7 @@ for t in "${targets[@]}"; do
         -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="fuzz/artifacts/$t/" $(flags_for "$t") ${FUZZ_ARGS:-} \
         >"$log" 2>&1 || true
+    rm -rf "${TMPDIR:?}"/*
     after=$(artifacts "$t")
     # The fork-mode status lines:
     #   "#RUNS: cov: C ft: F corp: N exec/s: E oom/timeout/crash: a/b/c time: T job: J ...".
