@@ -75,6 +75,19 @@ fn formats_counts_and_stats_file() {
     .expect("json");
     assert_eq!(v["rung"], "scheme");
     assert_eq!(v["line"], 3);
+    // Diagnostics are objects in the same stream: the two links without a key.
+    let rejected: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("json"))
+        .filter(|v| v.get("rejected").is_some())
+        .collect();
+    assert_eq!(rejected.len(), 2);
+    assert_eq!(rejected[0]["rejected"], "http://example.com/%zz");
+    assert!(
+        rejected[0]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("at byte"))
+    );
     let out = run(&["run", "--counts", "-q", s]);
     assert!(
         String::from_utf8_lossy(&out.stdout).starts_with("http://example.com/docs/index.html\t3\n")

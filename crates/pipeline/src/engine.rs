@@ -47,7 +47,9 @@ pub enum OutputFormat {
     /// escaped as `\t`, `\n`, `\\`.
     Tsv,
     /// One JSON object per new key: key, original, file, offset, line, provenance, and `rung`,
-    /// the lowest rung at which the original already has this key.
+    /// the lowest rung at which the original already has this key. Diagnostics are objects too:
+    /// `{"rejected", "error", "file", "offset", "line", "provenance"}` for a link without a key
+    /// and `{"input", "error"}` for an input that could not be read.
     Jsonl,
 }
 
@@ -161,11 +163,21 @@ struct Item {
     reached: Level,
 }
 
+/// A link without a key: counted by reason; listed in `--format jsonl`.
+struct Rejected {
+    reason: String,
+    error: String,
+    original: String,
+    offset: u64,
+    line: u64,
+    meta: Arc<StreamMeta>,
+}
+
 /// What a worker returns for a chunk.
 #[derive(Default)]
 struct ChunkOut {
     items: Vec<Item>,
-    rejected: Vec<String>,
+    rejected: Vec<Rejected>,
     links: u64,
     malformed: u64,
     too_long: u64,
@@ -745,7 +757,14 @@ fn normalize_hit(
     let key = match normalize_str(&text, opts.input, &nopts) {
         Ok(k) => k,
         Err(e) => {
-            out.rejected.push(reason(&e));
+            out.rejected.push(Rejected {
+                reason: reason(&e),
+                error: e.to_string(),
+                original: text,
+                offset: offset + h.start,
+                line: line_base + h.line,
+                meta: meta.clone(),
+            });
             return;
         }
     };
@@ -875,6 +894,12 @@ impl<'a> Sink<'a> {
             while let Some(out) = waiting.remove(&next) {
                 next += 1;
                 if let Some(s) = out.stats {
+                    if self.opts.format == OutputFormat::Jsonl && !self.opts.counts {
+                        for f in &s.inputs_failed {
+                            let v = serde_json::json!({"input": f.input, "error": f.error});
+                            writeln!(self.out, "{v}").map_err(RunError::Output)?;
+                        }
+                    }
                     reader_stats = s;
                     continue;
                 }
@@ -889,13 +914,26 @@ impl<'a> Sink<'a> {
         self.stats.links_found += c.links;
         self.stats.malformed_sequences += c.malformed;
         self.stats.too_long += c.too_long;
-        for r in c.rejected {
-            self.stats.reject(r);
-        }
         let fps: Vec<u128> = c.items.iter().map(|i| i.fp).collect();
         self.dedup.submit(&fps, &mut self.decisions)?;
         self.pending.extend(c.items);
         self.drain()?;
+        // Diagnostics after the chunk's keys that could be written.
+        for r in c.rejected {
+            if self.opts.format == OutputFormat::Jsonl && !self.opts.counts {
+                let v = serde_json::json!({
+                    "rejected": r.original,
+                    "error": r.error,
+                    "file": r.meta.input,
+                    "offset": r.offset,
+                    "line": r.line,
+                    "provenance": r.meta.provenance,
+                });
+                writeln!(self.out, "{v}").map_err(RunError::Output)?;
+            }
+            self.stats.reject(r.reason);
+        }
+
         if self.dedup.durable() {
             // What was committed is written now, not when the buffer fills (see PersistentDedup).
             self.out.flush().map_err(RunError::Output)?;
