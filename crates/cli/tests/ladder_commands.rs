@@ -1,36 +1,9 @@
 //! `normalize` and `compare` end to end: rungs, forms, rules and redirect files, line
 //! conventions and exit statuses.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn linksieve(args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_linksieve"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn linksieve");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
+mod common;
+use common::linksieve;
 
 /// A file with `text` in the temporary directory, removed when dropped.
 struct TempFile(std::path::PathBuf);

@@ -1,0 +1,34 @@
+//! Shared by the CLI's integration tests: run the `linksieve` binary with arguments and stdin.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// What a run of the binary gave.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `linksieve ARGS` with `stdin` as its standard input.
+pub fn linksieve(args: &[&str], stdin: &str) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linksieve"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn linksieve");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
