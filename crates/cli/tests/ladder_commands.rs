@@ -1,7 +1,6 @@
 //! `normalize` and `compare` end to end: rungs, forms, rules and redirect files, line
 //! conventions and exit statuses.
 
-
 mod common;
 use common::linksieve;
 
