@@ -9,12 +9,13 @@
 # fuzz/ is its own cargo workspace, so the root build never sees it.
 #
 # Environment:
-#   FUZZ_SANITIZER  none (default: the crates forbid unsafe code, so a sanitizer buys little and
-#                   costs about half the speed) or address, memory, thread, leak
+#   FUZZ_SANITIZER  none (default: the crates forbid unsafe code, so a sanitizer buys little
+#                   and slows every execution) or address, memory, thread, leak
 #   FUZZ_ARGS       extra libFuzzer flags, e.g. "-max_len=256"
 #
 # Each target runs as one libFuzzer process at a time (`-fork=1`: one child, restarted after a
-# crash, which is counted and kept rather than ending the run), under `nice -n 10`. Seeds come
+# crash, which is counted and kept rather than ending the run; `-jobs=1` would stop at the first
+# crash), under `nice -n 10`. The exit status is 1 when a target left new crash inputs. Seeds come
 # from the conformance vectors (fuzz/seed.py), the corpus grows in fuzz/corpus/<target>, crash
 # inputs land in fuzz/artifacts/<target>/ and the libFuzzer log in fuzz/artifacts/<target>.log
 # (all three ignored by git). Scanner hits that no input mode parses are not crashes (the
@@ -90,6 +91,7 @@ mkdir -p "$TMPDIR"
 
 # The scan target reports hits that no input mode parses here (see fuzz/src/scan.rs).
 unparsed=$root/fuzz/artifacts/scan-unparsed.tsv
+rm -f "$unparsed"
 export LINKSIEVE_FUZZ_UNPARSED=$unparsed
 # Crash, timeout and out-of-memory inputs kept for target $1.
 artifacts() {
