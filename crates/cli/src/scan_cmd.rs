@@ -59,7 +59,7 @@ pub struct ScanArgs {
     pub files: Vec<PathBuf>,
 }
 
-const CHUNK: usize = 1 << 20;
+const CHUNK: usize = 256 << 10;
 
 /// Runs `linksieve scan`.
 pub fn run(args: &ScanArgs) -> Result<ExitCode> {

@@ -534,8 +534,10 @@ impl Reader<'_> {
         encoding: &'static Encoding,
         mut total: u64,
     ) -> io::Result<u64> {
+        // decode_all: the summary counts every malformed sequence, not only those near links.
         let mut scanner = Scanner::new(&ScanOptions {
             encoding: EncodingChoice::Fixed(encoding),
+            decode_all: true,
             ..self.opts.scan
         });
         let mut hits = Vec::new();
@@ -709,6 +711,7 @@ fn work(job: Job, opts: &RunOptions) -> ChunkOut {
         } => {
             let mut scanner = Scanner::new(&ScanOptions {
                 encoding: EncodingChoice::Exact(encoding),
+                decode_all: true,
                 ..opts.scan
             });
             let mut hits = Vec::new();

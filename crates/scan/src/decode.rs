@@ -518,6 +518,11 @@ impl Stream {
         map: &mut Map,
         stats: &mut ScanStats,
     ) {
+        if chunk.is_empty() && !last {
+            // nothing to do; and an empty call would make encoding_rs drop a lead byte it
+            // holds (Big5, 0.8.35)
+            return;
+        }
         let mut chunk = chunk;
         if self.clean {
             // from a clean state, valid UTF-8 is itself, and ASCII is itself in every lazy
@@ -829,6 +834,28 @@ mod tests {
             b"ab\xe4\xbd\xa0c\xe4\xbdd\xff\xc3\xa9\xf0\x9f\x98\x80\xf0\x9f",
         );
         check(encoding_rs::WINDOWS_1258, b"Vi\xea\xf2t Nam \x80\x81");
+    }
+
+    /// An empty chunk between a lead byte and its trail byte changes nothing (encoding_rs
+    /// drops a held Big5 lead byte when called with no input, so the stream does not call it).
+    #[test]
+    fn empty_chunk_between_lead_and_trail() {
+        for (enc, input) in [(BIG5, &b"A\xa1\x43D"[..]), (SHIFT_JIS, b"A\x82\xa0D")] {
+            let (mut s, mut map) = Stream::new(enc, 0, 0);
+            let mut text = String::new();
+            let mut stats = ScanStats::default();
+            s.decode(&input[..2], false, &mut text, 0, &mut map, &mut stats);
+            s.decode(&[], false, &mut text, 0, &mut map, &mut stats);
+            s.decode(&input[2..], false, &mut text, 0, &mut map, &mut stats);
+            s.decode(&[], true, &mut text, 0, &mut map, &mut stats);
+            assert_eq!(
+                text,
+                enc.decode_without_bom_handling(input).0,
+                "{}",
+                enc.name()
+            );
+            assert_eq!(stats.malformed_sequences, 0);
+        }
     }
 
     #[test]

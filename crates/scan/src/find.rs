@@ -1,6 +1,6 @@
-//! Finding links in decoded text: a memchr candidate search for trigger bytes (`:` always; `.`
-//! with `schemeless`; `@` with `email`), then, per candidate, a bounded look back and a linear,
-//! table-driven scan forward (`boundary.rs`). No regular expressions, no backtracking.
+//! Finding links in text: per candidate (found by `trigger.rs`: `:` always; `.` with
+//! `schemeless`; `@` with `email`), a bounded look back and a linear, table-driven scan forward
+//! (`boundary.rs`). No regular expressions, no backtracking.
 //!
 //! Work bounds (why the whole scan is linear): every look back is bounded by a constant (a scheme
 //! by [`SCHEME_MAX`], an e-mail local part by [`LOCAL_MAX`], a host run by [`HOST_MAX`], an IPv6
@@ -188,8 +188,7 @@ impl Ctx<'_> {
         // the run of scheme characters before ':' (RFC 3986 3.1)
         let lo = t.saturating_sub(SCHEME_MAX + 1).max(self.floor);
         let mut s = t;
-        while s > lo && (b[s - 1].is_ascii_alphanumeric() || matches!(b[s - 1], b'+' | b'-' | b'.'))
-        {
+        while s > lo && SCHEME_CHAR[b[s - 1] as usize] {
             s -= 1;
         }
         self.work += (t - s) as u64;
@@ -520,15 +519,15 @@ impl Ctx<'_> {
             // a run of plain ASCII link characters, one table lookup each
             let lim = bytes.len().min(start + max + 1);
             let j = i;
-            while i + 4 <= lim
-                && plain[bytes[i] as usize]
-                    & plain[bytes[i + 1] as usize]
-                    & plain[bytes[i + 2] as usize]
-                    & plain[bytes[i + 3] as usize]
-            {
-                i += 4;
+            // eight at a time: one test for eight lookups
+            while let Some(c) = bytes.get(i..i + 8).filter(|_| i + 8 <= lim) {
+                let all = c.iter().fold(1u8, |a, &x| a & plain[x as usize]);
+                if all == 0 {
+                    break;
+                }
+                i += 8;
             }
-            while i < lim && plain[bytes[i] as usize] {
+            while i < lim && plain[bytes[i] as usize] != 0 {
                 i += 1;
             }
             self.work += (i - j) as u64;
@@ -1028,25 +1027,38 @@ fn check_authority(scheme: &str, auth: &str, followed: bool) -> Option<Option<us
     reg.then_some(None)
 }
 
-/// ASCII bytes that [`Ctx::extent`] passes over without looking further: link and trailing
-/// characters except `?` and `#` (they open and close the query).
-static PLAIN: [bool; 256] = plain_table(false);
+/// ASCII bytes that [`Ctx::extent`] passes over without looking further (1; else 0): link
+/// and trailing characters except `?` and `#` (they open and close the query).
+static PLAIN: [u8; 256] = plain_table(false);
 /// [`PLAIN`] inside an authority, which also ends at `/`.
-static PLAIN_AUTH: [bool; 256] = plain_table(true);
+static PLAIN_AUTH: [u8; 256] = plain_table(true);
 
-const fn plain_table(authority: bool) -> [bool; 256] {
-    let mut t = [false; 256];
+const fn plain_table(authority: bool) -> [u8; 256] {
+    let mut t = [0u8; 256];
     let mut b = 0;
     while b < 0x80 {
         let c = b as u8;
-        t[b] = matches!(ascii_class(c), Class::Link | Class::Trailing)
+        let plain = matches!(ascii_class(c), Class::Link | Class::Trailing)
             && c != b'?'
             && c != b'#'
             && !(authority && c == b'/');
+        t[b] = plain as u8;
         b += 1;
     }
     t
 }
+
+/// RFC 3986 3.1 scheme characters: letters, digits, `+`, `-`, `.`.
+static SCHEME_CHAR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x80 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'+' || c == b'-' || c == b'.';
+        b += 1;
+    }
+    t
+};
 
 #[derive(Default)]
 struct ScanState {

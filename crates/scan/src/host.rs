@@ -98,28 +98,31 @@ pub(crate) enum HostCut {
 pub(crate) fn check_simple(host: &[u8]) -> Option<(Option<HostCut>, bool)> {
     let body = host.strip_suffix(b".").unwrap_or(host);
     let n = body.len();
-    let (mut start, mut labels) = (0, 0);
-    let (mut digits, mut all_digits, mut bad) = (true, true, false);
+    let (mut start, mut labels, mut bad) = (0, 0, false);
+    // AND and OR of the byte classes, and OR over the current label
+    let (mut all, mut any, mut label) = (VALID, 0u8, 0u8);
     for (i, &c) in body.iter().enumerate() {
-        if c == b'.' {
+        let f = HOST_CLASS[c as usize];
+        all &= f;
+        any |= f;
+        if f & DOT != 0 {
             // a label that is not the last: not empty, no `-` at either end
             bad |= i == start || body[start] == b'-' || body[i - 1] == b'-';
             labels += 1;
             start = i + 1;
-            digits = true;
+            label = 0;
         } else {
-            let d = c.is_ascii_digit();
-            digits &= d;
-            all_digits &= d;
-            if !(d || c.is_ascii_alphabetic() || c == b'-') {
-                return None;
-            }
+            label |= f;
         }
+    }
+    if all & VALID == 0 {
+        return None;
     }
     let dot = labels > 0 || n < host.len();
     let verdict = if n == 0 {
         None
-    } else if all_digits && labels > 0 {
+    } else if any & WORD == 0 && labels > 0 {
+        // digits and dots only
         std::str::from_utf8(body)
             .ok()
             .filter(|d| is_ipv4(d))
@@ -132,7 +135,7 @@ pub(crate) fn check_simple(host: &[u8]) -> Option<(Option<HostCut>, bool)> {
         if last[last.len() - 1] == b'-' {
             let kept = last.len() - last.iter().rev().take_while(|&&c| c == b'-').count();
             Some(HostCut::Cut(start + kept))
-        } else if labels > 0 && digits {
+        } else if labels > 0 && label & WORD == 0 {
             None
         } else {
             Some(HostCut::Whole)
@@ -140,6 +143,30 @@ pub(crate) fn check_simple(host: &[u8]) -> Option<(Option<HostCut>, bool)> {
     };
     Some((verdict, dot))
 }
+
+/// Byte classes for [`check_simple`]: every byte of a simple host is `VALID`; a letter or `-`
+/// is `WORD` (not a digit); `.` is `DOT`.
+const VALID: u8 = 1;
+const WORD: u8 = 2;
+const DOT: u8 = 4;
+static HOST_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x80 {
+        let c = b as u8;
+        t[b] = if c.is_ascii_digit() {
+            VALID
+        } else if c.is_ascii_alphabetic() || c == b'-' {
+            VALID | WORD
+        } else if c == b'.' {
+            VALID | DOT
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
 
 /// [`check_dns`] for an ASCII host, in one pass over the labels.
 fn check_dns_ascii(host: &[u8], need_tld: bool) -> Option<HostCut> {

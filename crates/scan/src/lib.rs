@@ -7,15 +7,21 @@
 //!    takes any WHATWG label; a BOM always wins (WHATWG "decode"); `auto` looks at the first
 //!    64 KiB: UTF-16 if it has the NUL pattern of UTF-16 text, else UTF-8 if that window is valid
 //!    UTF-8, else the guess of `chardetng`. Malformed input is counted and becomes U+FFFD, which
-//!    never becomes part of a link.
-//! 2. **find** (`find.rs`): memchr for trigger bytes, then a bounded look back and a linear,
-//!    table-driven forward scan; the boundary rules are in one table (`boundary.rs`).
+//!    never becomes part of a link. In the ASCII-compatible encodings (UTF-8, the single-byte
+//!    ones, Shift_JIS, EUC-JP, EUC-KR, Big5, GBK/gb18030) the candidates are found in the input
+//!    bytes, where `:` `.` `/` are never part of a multi-byte character, and links are found in
+//!    place where the bytes are their own text (valid UTF-8; ASCII); only what a candidate
+//!    needs beyond that is decoded (see `Engine`, and [`ScanOptions::decode_all`]).
+//! 2. **find** (`trigger.rs`, `find.rs`): candidates 64 bytes at a time (trigger bytes and a
+//!    cheap look at their neighbours), then a bounded look back and a linear, table-driven
+//!    forward scan; the boundary rules are in one table (`boundary.rs`).
 //! 3. **report**: offsets are mapped back to the input bytes exactly; links found in text
 //!    transcoded from a non-Unicode encoding are NFC-normalised (RFC 3987 3.1 variant B; the
 //!    comparison draft 4.2.2) and marked ([`Hit::from_legacy`]); UTF-8 and UTF-16 text is never
-//!    normalised (variant C).
+//!    normalised (variant C). [`Scanner::feed_with`] hands links over without copying them.
 //!
-//! Results are the same for every way of splitting the input into chunks.
+//! Results are the same for every way of splitting the input into chunks, and with or without
+//! [`ScanOptions::decode_all`].
 //!
 //! ```
 //! use linksieve_scan::{scan_bytes, ScanOptions};
@@ -1077,8 +1083,9 @@ impl Engine {
                 return;
             };
             let t = abs + k as u64;
-            let back = self.reach_of(&hay, k);
-            if let Some(y) = self.direct_start(&hay, abs, k, back) {
+            let run = self.scheme_run(&hay, k);
+            let back = self.reach_of(&hay, k, run);
+            if let Some(y) = self.direct_start(&hay, abs, k, back, run) {
                 let (text, z, stop) = self.direct(raw, abs, y, t, end);
                 if z > t {
                     let fin = last && z == end;
@@ -1104,7 +1111,8 @@ impl Engine {
                         }
                         Some((t2, _)) => {
                             self.dwin = if dense { grown } else { DWIN0 };
-                            let back = self.reach_of(&hay, (t2 - abs) as usize);
+                            let k2 = (t2 - abs) as usize;
+                            let back = self.reach_of(&hay, k2, self.scheme_run(&hay, k2));
                             self.enter_text(&hay, abs, t2, back, last, opts, trig, stats, sink);
                             continue;
                         }
@@ -1120,23 +1128,37 @@ impl Engine {
     /// characters; the scheme is a suffix of the run of ASCII scheme bytes before the `:` in
     /// the input (its characters are those ASCII bytes). `.` and `@` look back over up to
     /// `HOST_MAX` text bytes.
-    fn reach_of(&self, hay: &Hay<'_>, k: usize) -> u64 {
-        if self.wide || hay.b.get(k) != Some(&b':') {
-            return self.reach;
+    fn reach_of(&self, hay: &Hay<'_>, k: usize, run: Option<usize>) -> u64 {
+        match run {
+            Some(run) if !self.wide && hay.b.get(k) == Some(&b':') => {
+                run as u64 + 8 * self.family.max_char_len()
+            }
+            _ => self.reach,
         }
-        let run = hay.scheme_run(k, find::SCHEME_MAX + 1);
-        run as u64 + 8 * self.family.max_char_len()
+    }
+
+    /// The run of scheme bytes before the `:` at `k` (see [`Engine::reach_of`]); `None` for
+    /// other triggers, and when `.` and `@` are triggers too.
+    fn scheme_run(&self, hay: &Hay<'_>, k: usize) -> Option<usize> {
+        (!self.wide && hay.b.get(k) == Some(&b':')).then(|| hay.scheme_run(k, find::SCHEME_MAX + 1))
     }
 
     /// Where a window in place for the candidate at `k` starts: a restart point at or before
     /// `t - back`; or, when the bytes before the scheme are ASCII (each its own character from
     /// a restart point on, so that the seven text bytes the finder looks at before a scheme are
     /// seven input bytes), one at or before the scheme and eight bytes.
-    fn direct_start(&self, hay: &Hay<'_>, abs: u64, k: usize, back: u64) -> Option<u64> {
+    fn direct_start(
+        &self,
+        hay: &Hay<'_>,
+        abs: u64,
+        k: usize,
+        back: u64,
+        run: Option<usize>,
+    ) -> Option<u64> {
         let raw = hay.b;
         let t = abs + k as u64;
-        if !self.wide && raw[k] == b':' {
-            let tight = (hay.scheme_run(k, find::SCHEME_MAX + 1) + 8) as u64;
+        if let Some(run) = run {
+            let tight = (run + 8) as u64;
             if tight < back && t > abs + tight {
                 let want = t - tight;
                 let lo = (abs + 1).max(want.saturating_sub(SYNC_SCAN));

@@ -117,7 +117,7 @@ pub(crate) fn opaque(scheme: &str) -> Option<OpaqueCheck> {
 
 /// Packs up to eight bytes into an integer (first byte lowest).
 #[inline]
-const fn key(s: &[u8]) -> u64 {
+pub(crate) const fn key(s: &[u8]) -> u64 {
     let mut k = 0u64;
     let mut i = 0;
     while i < s.len() && i < 8 {
@@ -130,7 +130,7 @@ const fn key(s: &[u8]) -> u64 {
 /// Whether a registered opaque scheme starts with the lowercase letter `c` (`h` does not: not
 /// `http`).
 #[inline]
-fn opaque_first(c: u8) -> bool {
+pub(crate) fn opaque_first(c: u8) -> bool {
     const FIRST: u32 = {
         let mut m = 0u32;
         let names: &[u8] = b"aabcddfgiimmmmnpsssttux";
@@ -148,13 +148,19 @@ fn opaque_first(c: u8) -> bool {
 /// [`opaque`] for a name already in lowercase: one integer match per length, no loop.
 #[inline]
 pub(crate) fn opaque_lower(s: &[u8]) -> Option<OpaqueCheck> {
-    use OpaqueCheck::*;
     if !(2..=8).contains(&s.len()) {
         return None;
     }
     if !opaque_first(s[0]) {
         return None;
     }
+    opaque_key(key(s))
+}
+
+/// The check for a registered opaque scheme given as [`key`] of its lowercase name.
+#[inline]
+pub(crate) fn opaque_key(k: u64) -> Option<OpaqueCheck> {
+    use OpaqueCheck::*;
     // the lowercase names of `OPAQUE`, packed (a test checks the two lists agree)
     const ABOUT: u64 = key(b"about");
     const ACCT: u64 = key(b"acct");
@@ -179,7 +185,7 @@ pub(crate) fn opaque_lower(s: &[u8]) -> Option<OpaqueCheck> {
     const TEL: u64 = key(b"tel");
     const URN: u64 = key(b"urn");
     const XMPP: u64 = key(b"xmpp");
-    Some(match key(s) {
+    Some(match k {
         ABOUT => Word,
         ACCT => At,
         BITCOIN => Word,

@@ -117,19 +117,27 @@ fn pack(e: &[u8; 64]) -> u64 {
     m
 }
 
-/// The trigger mask of the 64 bytes `w[0..64]`: a compare loop the compiler vectorizes, and a
-/// bit mask only for blocks that hold a trigger.
+/// The candidate mask of the 64 bytes `w[1..65]` (`w[0]` and `w[65]` are their neighbours): a
+/// compare loop that the compiler vectorizes finds the trigger bytes; for `:` alone, a second
+/// one keeps those that `//` follows, or that a letter (or a byte that may be part of a
+/// non-ASCII character) precedes and neither a space nor a `:` follows (not `12:30`, `a :`,
+/// `Note: `, `a::b`: a cheap part of [`confirm`]); only then is a bit mask made.
 #[inline(always)]
-fn block(w: &[u8; 64], t: Triggers) -> u64 {
+fn block(w: &[u8; 66], t: Triggers) -> u64 {
     let mut e = [0u8; 64];
     if !t.schemeless && !t.email {
+        // most blocks of running text have no `:` at all
+        if w[1..65].iter().fold(0u8, |a, &c| a | (c == b':') as u8) == 0 {
+            return 0;
+        }
         for k in 0..64 {
-            e[k] = (w[k] == b':') as u8;
+            let (p, c, n) = (w[k], w[k + 1], w[k + 2]);
+            e[k] = ((c == b':') & ((n == b'/') | ((p > b'@') & (n > b' ') & (n != b':')))) as u8;
         }
     } else {
         let (dot, at) = (t.schemeless, t.email);
         for k in 0..64 {
-            let c = w[k];
+            let c = w[k + 1];
             e[k] = ((c == b':') | (dot & (c == b'.')) | (at & (c == b'@'))) as u8;
         }
     }
@@ -137,16 +145,6 @@ fn block(w: &[u8; 64], t: Triggers) -> u64 {
         return 0;
     }
     pack(&e)
-}
-
-/// The cheap part of [`confirm`] for a `:` whose neighbours are in the slice (without
-/// `schemeless`): `//` follows, or a letter (or a byte that may be part of a non-ASCII
-/// character) precedes and neither a space nor a `:` follows. Not `12:30`, `a :`, `Note: `,
-/// `a::b`.
-#[inline(always)]
-fn quick_colon(b: &[u8], i: usize) -> bool {
-    let (p, n) = (b[i - 1], b[i + 1]);
-    (n == b'/') | ((p > b'@') & (n > b' ') & (n != b':'))
 }
 
 /// Whether a registered opaque scheme ends at the end of `w` (the bytes before a `:`, the last
@@ -162,7 +160,12 @@ fn opaque_suffix(w: &[u8]) -> bool {
         n += 1;
         buf[8 - n] = x | 0x20;
     }
-    (2..=n).any(|k| schemes::opaque_lower(&buf[8 - k..]).is_some())
+    // the suffix of k letters, packed as `schemes::key` packs a name: the top k bytes
+    let all = u64::from_le_bytes(buf);
+    (2..=n).any(|k| {
+        schemes::opaque_first(buf[8 - k])
+            && schemes::opaque_key(all >> (64 - 8 * k as u32)).is_some()
+    })
 }
 
 /// [`confirm`] for a `:` with its neighbours inside the slice (without `schemeless`).
@@ -176,7 +179,7 @@ fn confirm_colon(b: &[u8], i: usize) -> bool {
     } else if !is_opaque_start(n1) {
         return false;
     }
-    is_alpha(b[i - 1]) && opaque_suffix(&b[i.saturating_sub(8)..i])
+    is_alpha(b[i - 1]) && opaque_suffix(&b[i - 8..i])
 }
 
 /// Whether the trigger byte at `i` can start a link (see the module docs); `true` also when the
@@ -185,7 +188,8 @@ fn confirm_colon(b: &[u8], i: usize) -> bool {
 fn confirm(h: &Hay<'_>, i: usize, t: Triggers) -> bool {
     let ii = i as isize;
     let c = h.b[i];
-    if c == b':' && !t.schemeless && i >= 1 && i + 2 < h.b.len() {
+    // the neighbours, and the eight bytes a registered scheme may take, in the slice
+    if c == b':' && !t.schemeless && i >= 8 && i + 2 < h.b.len() {
         return confirm_colon(h.b, i);
     }
     if c == b':' {
@@ -258,7 +262,7 @@ impl Cands {
             while m != 0 {
                 let k = self.blk + m.trailing_zeros() as usize;
                 m &= m - 1;
-                if (t.schemeless || t.email || quick_colon(b, k)) && confirm(h, k, t) {
+                if confirm(h, k, t) {
                     self.mask = m;
                     return Some(k);
                 }
@@ -266,15 +270,14 @@ impl Cands {
             i = self.blk + 64;
         }
         self.valid = false;
-        let plain = !t.schemeless && !t.email;
         while i < n {
             if i >= 1 && i + 66 <= n {
-                let w: &[u8; 64] = b[i..i + 64].try_into().unwrap_or(&[0; 64]);
+                let w: &[u8; 66] = b[i - 1..i + 65].try_into().unwrap_or(&[0; 66]);
                 let mut m = block(w, t);
                 while m != 0 {
                     let k = i + m.trailing_zeros() as usize;
                     m &= m - 1;
-                    if (!plain || quick_colon(b, k)) && confirm(h, k, t) {
+                    if confirm(h, k, t) {
                         self.blk = i;
                         self.mask = m;
                         self.valid = true;

@@ -244,3 +244,33 @@ fn large_input_split_everywhere() {
         }
     }
 }
+
+/// A chunk boundary at every offset in and around each kind of candidate, after enough text
+/// that the first chunk is looked at on its own (in place, with the bytes before the boundary
+/// kept for the look back): the same links as scanning whole.
+#[test]
+fn boundary_inside_every_candidate() {
+    let tails = [
+        "see mailto:a@b.example and tag:x.org,2005://1.2 or urn:isbn:1234 ok",
+        "(http://a.example/x?q=1#f) <URL:http://b.example/> \"ftp://c.example/\"",
+        "x <http://d.example/p\n  /q> news:comp.lang.rust tel:+1-555",
+    ];
+    for (label, filler) in [
+        ("utf-8", "words, 12:30 and Note: see "),
+        ("big5", "中文的文字。"),
+        ("windows-1252", "café crème "),
+    ] {
+        for tail in tails {
+            let text = format!("{}{tail}", filler.repeat(2000));
+            let input = encode(label, &text);
+            let head = input.len() - encode(label, tail).len();
+            let o = opts(label, 0, 64 * 1024);
+            let whole = scan_bytes(&input, &o);
+            assert!(whole.hits.len() >= 3, "{label}: {:?}", whole.hits);
+            for cut in head.saturating_sub(12)..input.len() {
+                let (hits, _) = streamed(&input, &o, &[cut, usize::MAX]);
+                assert_eq!(hits, whole.hits, "{label}, cut at {cut} of {}", input.len());
+            }
+        }
+    }
+}
