@@ -8,12 +8,11 @@ use linksieve_iri::{
     web_to_iri,
 };
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 
-fn testdata() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/normalize")
-}
+mod common;
+use std::collections::{BTreeMap, BTreeSet};
+
+use common::testdata;
 
 struct Case {
     id: String,
@@ -99,19 +98,7 @@ fn usv(line: &str) -> String {
 
 /// `id -> reason` from the expectations file.
 fn expectations() -> BTreeMap<String, String> {
-    let text =
-        std::fs::read_to_string(testdata().join("expectations.tsv")).expect("expectations.tsv");
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let (id, reason) = l.split_once('\t').expect("id<TAB>reason");
-            assert!(
-                !reason.trim().is_empty(),
-                "{id}: a listed case needs a reason"
-            );
-            (id.to_owned(), reason.to_owned())
-        })
-        .collect()
+    common::expectations("expectations.tsv")
 }
 
 /// What our implementation gives for a case: `Ok(text)` or `Err(reason)` for a rejection.
@@ -223,12 +210,7 @@ fn conformance(kinds: &[&str]) {
             100.0 * *pass as f64 / *total as f64
         );
     }
-    assert!(
-        problems.is_empty(),
-        "{} problem(s):\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
+    common::assert_no_problems(&problems);
 }
 
 #[test]

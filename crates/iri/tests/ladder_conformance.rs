@@ -19,9 +19,10 @@ use linksieve_iri::{
     normalize_str, parse_input,
 };
 use serde_json::Value;
+
+mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::convert::Infallible;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 const KINDS: [&str; 3] = [
@@ -30,9 +31,7 @@ const KINDS: [&str; 3] = [
     "canonicalize-aggressive",
 ];
 
-fn testdata() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/normalize")
-}
+use common::testdata;
 
 struct Case {
     id: String,
@@ -85,24 +84,7 @@ fn load() -> Vec<Case> {
 
 /// `id -> reason` from `ladder-expectations.tsv`.
 fn expectations() -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(testdata().join("ladder-expectations.tsv"))
-        .expect("ladder-expectations.tsv");
-    let mut out = BTreeMap::new();
-    for l in text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
-        let (id, reason) = l.split_once('\t').expect("id<TAB>reason");
-        assert!(
-            !reason.trim().is_empty(),
-            "{id}: a listed case needs a reason"
-        );
-        assert!(
-            out.insert(id.to_owned(), reason.to_owned()).is_none(),
-            "{id} listed twice"
-        );
-    }
-    out
+    common::expectations("ladder-expectations.tsv")
 }
 
 /// How a case's input becomes an IRI, and the result is taken from the key.
@@ -479,12 +461,7 @@ fn ladder_vectors() {
             100.0 * *pass as f64 / *total as f64
         );
     }
-    assert!(
-        problems.is_empty(),
-        "{} problem(s):\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
+    common::assert_no_problems(&problems);
 }
 
 #[test]

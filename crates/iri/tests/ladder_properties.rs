@@ -18,6 +18,8 @@ use linksieve_iri::{
     Grammar, InputMode, IriRef, KeyForm, Level, NormalizeOptions, Rules, from_surt, normalize,
 };
 use proptest::prelude::*;
+
+mod common;
 use std::sync::Arc;
 
 /// Characters of generated components: unreserved, sub-delims, percent-encodings (unreserved,
@@ -105,49 +107,7 @@ fn iri() -> impl Strategy<Value = String> {
         proptest::option::of(query()),
         proptest::option::of(piece("/?")),
     )
-        .prop_map(|(scheme, auth, abs, segs, q, f)| {
-            let mut s = String::new();
-            if let Some(sc) = &scheme {
-                s.push_str(sc);
-                s.push(':');
-            }
-            let has_auth = auth.is_some();
-            if let Some((ui, h, port)) = auth {
-                s.push_str("//");
-                if let Some(ui) = ui {
-                    s.push_str(&ui);
-                    s.push('@');
-                }
-                s.push_str(&h);
-                if let Some(p) = port {
-                    s.push(':');
-                    s.push_str(&p);
-                }
-            }
-            let mut path = segs.join("/");
-            if (abs || has_auth) && !path.is_empty() {
-                path.insert(0, '/');
-            }
-            if !has_auth && path.starts_with("//") {
-                path.insert_str(0, "/.");
-            }
-            if scheme.is_none() && !has_auth {
-                let first = path.split('/').next().unwrap_or_default().to_owned();
-                if first.contains(':') {
-                    path.insert_str(0, "./");
-                }
-            }
-            s.push_str(&path);
-            if let Some(q) = q {
-                s.push('?');
-                s.push_str(&q);
-            }
-            if let Some(f) = f {
-                s.push('#');
-                s.push_str(&f);
-            }
-            s
-        })
+        .prop_map(|(scheme, auth, abs, segs, q, f)| common::assemble(scheme, auth, abs, segs, q, f))
 }
 
 fn rules() -> Arc<Rules> {

@@ -5,6 +5,8 @@
 use linksieve_iri::{Grammar, IriRef, ToUriOptions, leiri_to_iri, remove_dot_segments, validate};
 use proptest::prelude::*;
 
+mod common;
+
 /// Characters for generated components: unreserved, sub-delims, `:@`, a few `ucschar`, and
 /// percent-encodings (valid UTF-8 and not).
 fn piece(extra: &'static str) -> impl Strategy<Value = String> {
@@ -48,50 +50,7 @@ fn iri() -> impl Strategy<Value = String> {
         proptest::option::of(piece("/?")),
         proptest::option::of(piece("/?")),
     )
-        .prop_map(|(scheme, auth, abs, segs, q, f)| {
-            let mut s = String::new();
-            if let Some(sc) = &scheme {
-                s.push_str(sc);
-                s.push(':');
-            }
-            let has_auth = auth.is_some();
-            if let Some((ui, h, port)) = auth {
-                s.push_str("//");
-                if let Some(ui) = ui {
-                    s.push_str(&ui);
-                    s.push('@');
-                }
-                s.push_str(&h);
-                if let Some(p) = port {
-                    s.push(':');
-                    s.push_str(&p);
-                }
-            }
-            let mut path = segs.join("/");
-            if (abs || has_auth) && !path.is_empty() {
-                path.insert(0, '/');
-            }
-            if !has_auth && path.starts_with("//") {
-                path.insert_str(0, "/.");
-            }
-            if scheme.is_none() && !has_auth {
-                // ipath-noscheme: no ":" in the first segment.
-                let first = path.split('/').next().unwrap_or_default().to_owned();
-                if first.contains(':') {
-                    path.insert_str(0, "./");
-                }
-            }
-            s.push_str(&path);
-            if let Some(q) = q {
-                s.push('?');
-                s.push_str(&q);
-            }
-            if let Some(f) = f {
-                s.push('#');
-                s.push_str(&f);
-            }
-            s
-        })
+        .prop_map(|(scheme, auth, abs, segs, q, f)| common::assemble(scheme, auth, abs, segs, q, f))
 }
 
 /// Percent-encoding normalization for comparing URIs that to_iri / to_uri may write differently:
