@@ -326,18 +326,7 @@ fn ladder_properties_on_vector_strings() {
     );
 }
 
-/// Median wall time of `f` over a few runs, in seconds.
-fn time(f: impl Fn()) -> f64 {
-    let mut v: Vec<f64> = (0..5)
-        .map(|_| {
-            let t = std::time::Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v[2]
-}
+use common::time;
 
 /// Pathological inputs scale linearly at every rung: 4x the input must not cost anything like
 /// 16x (the bound, 10x, leaves room for noise on a shared machine; sorting the query is

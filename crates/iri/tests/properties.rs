@@ -161,18 +161,7 @@ proptest! {
     }
 }
 
-/// Median wall time of `f` over a few runs, in seconds.
-fn time(f: impl Fn()) -> f64 {
-    let mut v: Vec<f64> = (0..5)
-        .map(|_| {
-            let t = std::time::Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v[2]
-}
+use common::time;
 
 /// Pathological inputs scale linearly: 4x the input must not cost anything like 16x. The bound
 /// (10x) leaves room for noise on a shared machine; quadratic behaviour would give 16x.

@@ -98,3 +98,17 @@ pub fn assemble(
     }
     s
 }
+
+/// Median wall time of `f` over five runs, in seconds (for scaling checks between input sizes,
+/// never for absolute bounds).
+pub fn time(f: impl Fn()) -> f64 {
+    let mut v: Vec<f64> = (0..5)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v[2]
+}
