@@ -1,7 +1,8 @@
 //! The line-command convention shared by `parse`, `resolve`, `to-uri`, `to-iri`, `check` and
 //! `normalize`: items come from the arguments, from files (`--file`) or from stdin (no items, or
-//! `-`), one per line; each gives one output line (text) or one JSON object (`--format jsonl`);
-//! rejected items are reported and counted, and the exit status is 1 when there was one.
+//! `-`), one per line; each gives one output line (text), one JSON object (`--format jsonl`) or
+//! one engine row (`--format tsv`); rejected items are reported and counted, and the exit status
+//! is 1 when there was one.
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
@@ -19,6 +20,10 @@ pub enum Format {
     Text,
     /// One JSON object per input line: `{"input", "output"}` or `{"input", "error"}`.
     Jsonl,
+    /// The engine row `key<TAB>canonical<TAB>original<TAB>provenance`: the output's fingerprint
+    /// in hex, the output, the input line, `FILE:LINE` (`-` for stdin, `arg` for arguments);
+    /// fields escaped. Errors on stderr as `FILE:LINE: <reason>`.
+    Tsv,
 }
 
 /// Input mode (3987bis 6).
@@ -88,7 +93,11 @@ pub fn run<E: Display>(
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut n = 0usize;
     let mut rejected = 0usize;
-    let mut each = |item: Result<&str, String>, out: &mut BufWriter<_>| -> Result<()> {
+    // `source` and `line` name the item in `--format tsv` (`arg:3`, `-:12`, `list.txt:7`).
+    let mut each = |item: Result<&str, String>,
+                    (source, line): (&str, usize),
+                    out: &mut BufWriter<_>|
+     -> Result<()> {
         n += 1;
         let (input, result) = match item {
             Ok(s) => (s, op(s).map_err(|e| e.to_string())),
@@ -113,12 +122,20 @@ pub fn run<E: Display>(
                 writeln!(out, "{}", json!({"input": input, "output": r.json}))?
             }
             (Format::Jsonl, Err(e)) => writeln!(out, "{}", json!({"input": input, "error": e}))?,
+            (Format::Tsv, Ok(r)) => {
+                let provenance = format!("{source}:{line}");
+                linksieve_pipeline::write_row(out, None, &r.text, input, &provenance)?
+            }
+            (Format::Tsv, Err(e)) => {
+                out.flush()?;
+                eprintln!("{source}:{line}: {e}");
+            }
         }
         Ok(())
     };
     let use_stdin = (items.is_empty() && args.files.is_empty()) || items.iter().any(|i| i == "-");
-    for item in items.iter().filter(|i| *i != "-") {
-        each(Ok(item), &mut out)?;
+    for (i, item) in items.iter().filter(|i| *i != "-").enumerate() {
+        each(Ok(item), ("arg", i + 1), &mut out)?;
     }
     let mut sources: Vec<PathBuf> = args.files.clone();
     if use_stdin {
@@ -132,7 +149,12 @@ pub fn run<E: Display>(
                 .with_context(|| format!("cannot open {}", path.display()))?;
             Box::new(std::io::BufReader::with_capacity(1 << 16, f))
         };
-        for_each_line(reader, |line| each(line, &mut out))?;
+        let name = path.display().to_string();
+        let mut line = 0;
+        for_each_line(reader, |item| {
+            line += 1;
+            each(item, (&name, line), &mut out)
+        })?;
     }
     out.flush()?;
     Ok(if rejected > 0 {

@@ -39,6 +39,8 @@ enum Command {
     Normalize(ladder_cmds::NormalizeArgs),
     /// Compare two IRIs up the comparison ladder: the lowest rung where they are equivalent
     Compare(ladder_cmds::CompareArgs),
+    /// Print the identity of the keys these options make (hash, rung, form, rule-set version)
+    Identity(ladder_cmds::IdentityArgs),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Command::Scan(a) => scan_cmd::run(a),
         Command::Normalize(a) => ladder_cmds::normalize(a),
         Command::Compare(a) => ladder_cmds::compare(a),
+        Command::Identity(a) => ladder_cmds::identity(a),
     };
     match result {
         Ok(code) => code,

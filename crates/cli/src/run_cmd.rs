@@ -1,11 +1,11 @@
 //! `linksieve run`: the main job. Argument parsing, the progress bar, signals and the output file;
 //! the work is `linksieve_pipeline::run`.
 
-use crate::ladder_cmds::{FormArg, LadderArgs, options};
+use crate::ladder_cmds::{FormArg, LadderArgs, options, store_identity};
 use crate::lines::Mode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use linksieve_dedup::{Abandoned, PersistentOptions, PersistentSet, SpillConfig, StoreIdentity};
+use linksieve_dedup::{Abandoned, PersistentOptions, PersistentSet, SpillConfig};
 use linksieve_pipeline::dedup::{ApproxDedup, Dedup, MemoryDedup, PersistentDedup, SpillDedup};
 use linksieve_pipeline::{InputSpec, OutputFormat, RunError, RunOptions, expand_inputs};
 use linksieve_scan::{EncodingChoice, ScanOptions};
@@ -31,7 +31,8 @@ pub enum DedupArg {
 pub enum RunFormat {
     /// One key per line.
     Keys,
-    /// `key<TAB>first original<TAB>source`, fields escaped.
+    /// `key<TAB>canonical<TAB>original<TAB>provenance`: the key's fingerprint in hex, the key,
+    /// the first original, `INPUT:LINE:OFFSET` or the WARC record's target URI; fields escaped.
     Tsv,
     /// One JSON object per new key.
     Jsonl,
@@ -163,11 +164,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let (inputs, problems) = expand_inputs(&args);
     let mut persistent = None;
     let mut dedup: Box<dyn Dedup> = if let Some(path) = &a.seen {
-        let id = StoreIdentity::new(
-            opts.normalize.level.name(),
-            opts.normalize.form.name(),
-            rules_version(&opts),
-        );
+        let id = store_identity(&opts.normalize);
         // With --out the output of a killed run is never renamed into place, so keys it committed
         // must count as new again; on a stream they were (probably) printed.
         let abandoned = if a.out.is_some() {
@@ -268,11 +265,6 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// The rule-set version the persistent store records: the rules file's `version`, 0 without one.
-fn rules_version(opts: &RunOptions) -> u32 {
-    opts.normalize.rules.as_ref().map_or(0, |r| r.version)
 }
 
 fn dedup_complete(d: &mut dyn Dedup) -> Result<()> {

@@ -1,14 +1,18 @@
 //! `linksieve scan`: find IRIs in running text of any encoding (the `linksieve_scan` crate).
 //! Reads files or stdin (`-`) in chunks; prints one link per line (text) or one JSON object per
-//! link (`--format jsonl`). Exit status: 0, or 1 when an input could not be read; usage errors
-//! (an unknown encoding label) are 2, from `main`.
+//! link (`--format jsonl`) or one engine row per link (`--format tsv`, keyed on the ladder like
+//! `run`). Exit status: 0, or 1 when an input could not be read; usage errors (an unknown
+//! encoding label) are 2, from `main`.
 
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::ladder_cmds::{FormArg, LadderArgs, options};
+use crate::lines::Mode;
 use anyhow::{Context, Result};
 use clap::ValueEnum;
+use linksieve_iri::{InputMode, NormalizeOptions};
 use linksieve_scan::{
     DEFAULT_MAX_LINK_LEN, EncodingChoice, HitRef, ScanOptions, ScanStats, Scanner,
 };
@@ -23,6 +27,10 @@ pub enum ScanFormat {
     /// One JSON object per link: link, file, start, end, line, kind, trimmed, trailing,
     /// encoding, from_legacy, nfc_changed.
     Jsonl,
+    /// The engine row `key<TAB>canonical<TAB>original<TAB>provenance` per link: the key's
+    /// fingerprint in hex, the key at `--level`/`--form`, the link text, `FILE:LINE:OFFSET`.
+    /// A link without a key is reported on stderr and counted (`--stats`), not written.
+    Tsv,
 }
 
 /// Options of `linksieve scan`.
@@ -54,6 +62,15 @@ pub struct ScanArgs {
     /// ASCII-compatible encoding is decoded only around candidates).
     #[arg(long)]
     pub stats: bool,
+    /// `--format tsv`: the ladder's rung and rules for the keys.
+    #[command(flatten)]
+    pub ladder: LadderArgs,
+    /// `--format tsv`: the form of the keys.
+    #[arg(long, value_enum, default_value_t = FormArg::Uri)]
+    pub form: FormArg,
+    /// `--format tsv`: how found links are read before parsing (as in `run`).
+    #[arg(long, value_enum, default_value_t = Mode::Leiri)]
+    pub input: Mode,
     /// Files to read; `-` or none for standard input.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -72,8 +89,14 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
         max_link_len: args.max_link_len,
         decode_all: args.stats,
     };
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let input: InputMode = args.input.into();
+    let mut sink = Sink {
+        format: args.format,
+        input,
+        normalize: options(&args.ladder, input, args.form.into())?,
+        rejected: 0,
+        out: BufWriter::with_capacity(1 << 16, std::io::stdout().lock()),
+    };
     let stdin_only = [PathBuf::from("-")];
     let files: &[PathBuf] = if args.files.is_empty() {
         &stdin_only
@@ -83,22 +106,22 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
     let mut failed = false;
     let mut total = ScanStats::default();
     for path in files {
-        match scan_one(path, &opts, args, &mut out) {
+        match scan_one(path, &opts, &mut sink) {
             Ok(s) => add(&mut total, &s),
             Err(e) if is_broken_pipe(&e) => return Err(e),
             Err(e) => {
                 failed = true;
-                out.flush().context("writing output")?;
+                sink.out.flush().context("writing output")?;
                 if args.format == ScanFormat::Jsonl {
                     let line = json!({"file": name(path), "error": format!("{e:#}")});
-                    writeln!(out, "{line}").context("writing output")?;
+                    writeln!(sink.out, "{line}").context("writing output")?;
                 } else {
                     eprintln!("linksieve scan: {}: {e:#}", name(path));
                 }
             }
         }
     }
-    out.flush().context("writing output")?;
+    sink.out.flush().context("writing output")?;
     if args.stats {
         eprintln!(
             "linksieve scan: {} bytes, {} links, {} malformed sequences ({} bytes), {} candidates too long",
@@ -108,6 +131,9 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
             total.malformed_bytes,
             total.too_long
         );
+        if args.format == ScanFormat::Tsv {
+            eprintln!("linksieve scan: {} links without a key", sink.rejected);
+        }
     }
     Ok(if failed {
         ExitCode::from(1)
@@ -139,12 +165,17 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-fn scan_one(
-    path: &Path,
-    opts: &ScanOptions,
-    args: &ScanArgs,
-    out: &mut impl Write,
-) -> Result<ScanStats> {
+/// Where hits go: the output and, for `--format tsv`, how they are keyed.
+struct Sink<W> {
+    format: ScanFormat,
+    input: InputMode,
+    normalize: NormalizeOptions,
+    /// Links without a key (`--format tsv`).
+    rejected: u64,
+    out: W,
+}
+
+fn scan_one<W: Write>(path: &Path, opts: &ScanOptions, sink: &mut Sink<W>) -> Result<ScanStats> {
     let file = name(path);
     let mut reader: Box<dyn Read> = if file == "-" {
         Box::new(std::io::stdin().lock())
@@ -155,7 +186,6 @@ fn scan_one(
     let mut buf = vec![0u8; CHUNK];
     // the first error writing a link (a closed pipe ends the scan early)
     let mut failed = None;
-    let format = args.format;
     loop {
         let n = match reader.read(&mut buf) {
             Ok(0) => break,
@@ -165,7 +195,7 @@ fn scan_one(
         };
         scanner.feed_with(&buf[..n], |h| {
             if failed.is_none() {
-                failed = write_hit(&h, &file, format, out).err();
+                failed = sink.write_hit(&h, &file).err();
             }
         })?;
         if let Some(e) = failed.take() {
@@ -174,7 +204,7 @@ fn scan_one(
     }
     scanner.finish_with(|h| {
         if failed.is_none() {
-            failed = write_hit(&h, &file, format, out).err();
+            failed = sink.write_hit(&h, &file).err();
         }
     })?;
     match failed {
@@ -183,28 +213,50 @@ fn scan_one(
     }
 }
 
-fn write_hit(h: &HitRef<'_>, file: &str, format: ScanFormat, out: &mut impl Write) -> Result<()> {
-    match format {
-        ScanFormat::Text => {
-            out.write_all(h.text.as_bytes())?;
-            out.write_all(b"\n")?;
+impl<W: Write> Sink<W> {
+    fn write_hit(&mut self, h: &HitRef<'_>, file: &str) -> Result<()> {
+        let out = &mut self.out;
+        match self.format {
+            ScanFormat::Text => {
+                out.write_all(h.text.as_bytes())?;
+                out.write_all(b"\n")?;
+            }
+            ScanFormat::Jsonl => {
+                let v = json!({
+                    "link": h.text,
+                    "file": file,
+                    "start": h.start,
+                    "end": h.end,
+                    "line": h.line,
+                    "kind": h.kind.as_str(),
+                    "trimmed": h.trimmed.tags(),
+                    "trailing": h.trimmed.trailing,
+                    "encoding": h.encoding.name(),
+                    "from_legacy": h.from_legacy,
+                    "nfc_changed": h.nfc_changed,
+                });
+                writeln!(out, "{v}")?;
+            }
+            ScanFormat::Tsv => {
+                let provenance = format!("{file}:{}:{}", h.line, h.start);
+                match linksieve_pipeline::link_key(
+                    h.text,
+                    h.from_legacy,
+                    self.input,
+                    &self.normalize,
+                ) {
+                    Ok(key) => linksieve_pipeline::write_row(out, None, &key, h.text, &provenance)?,
+                    Err(e) => {
+                        self.rejected += 1;
+                        eprintln!(
+                            "linksieve scan: {}: no key for {:?}: {e}",
+                            linksieve_pipeline::tsv(&provenance),
+                            h.text
+                        );
+                    }
+                }
+            }
         }
-        ScanFormat::Jsonl => {
-            let v = json!({
-                "link": h.text,
-                "file": file,
-                "start": h.start,
-                "end": h.end,
-                "line": h.line,
-                "kind": h.kind.as_str(),
-                "trimmed": h.trimmed.tags(),
-                "trailing": h.trimmed.trailing,
-                "encoding": h.encoding.name(),
-                "from_legacy": h.from_legacy,
-                "nfc_changed": h.nfc_changed,
-            });
-            writeln!(out, "{v}")?;
-        }
+        Ok(())
     }
-    Ok(())
 }

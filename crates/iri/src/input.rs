@@ -74,6 +74,45 @@ fn leiri_extra(c: char) -> bool {
     ) || (c >= '\x7F' && !chars::is_ucschar(c))
 }
 
+/// [`leiri_extra`] for the ASCII bytes, as a table: the scan of an ASCII link is one lookup per
+/// byte.
+static LEIRI_EXTRA_ASCII: [bool; 128] = {
+    let mut t = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = matches!(
+            b as u8,
+            b' ' | b'<' | b'>' | b'"' | b'{' | b'}' | b'|' | b'\\' | b'^' | b'`' | 0..=0x1F | 0x7F
+        );
+        b += 1;
+    }
+    t
+};
+
+/// The byte offset of the first character [`leiri_extra`] holds, if any.
+#[inline]
+fn first_leiri_extra(input: &str) -> Option<usize> {
+    let bytes = input.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            if LEIRI_EXTRA_ASCII[usize::from(b)] {
+                return Some(i);
+            }
+            i += 1;
+        } else {
+            // a non-ASCII character: decode it (i is a character boundary)
+            let c = input[i..].chars().next()?;
+            if leiri_extra(c) {
+                return Some(i);
+            }
+            i += c.len_utf8();
+        }
+    }
+    None
+}
+
 /// Converts a LEIRI to an IRI (3987bis 6.1): percent-encodes (3.3) each character allowed in
 /// `leiri-ucschar` but not in `ucschar`. Returns the input unchanged when nothing needs encoding.
 ///
@@ -81,11 +120,7 @@ fn leiri_extra(c: char) -> bool {
 /// assert_eq!(linksieve_iri::leiri_to_iri("a b|\u{E000}é"), "a%20b%7C%EE%80%80é");
 /// ```
 pub fn leiri_to_iri(input: &str) -> Cow<'_, str> {
-    let Some(first) = input
-        .char_indices()
-        .find(|&(_, c)| leiri_extra(c))
-        .map(|(i, _)| i)
-    else {
+    let Some(first) = first_leiri_extra(input) else {
         return Cow::Borrowed(input);
     };
     let mut out = String::with_capacity(input.len() + 8);
@@ -175,4 +210,29 @@ pub fn web_to_iri(url: &url::Url) -> Result<IriRef<String>, ParseError> {
     // WHATWG serializations re-parse as URIs once the above is done; the conformance tests
     // check that on every WPT case, and an error here is reported, not hidden.
     IriRef::parse_with(out, Grammar::Uri)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ascii_table_is_leiri_extra() {
+        for b in 0u8..128 {
+            assert_eq!(
+                LEIRI_EXTRA_ASCII[usize::from(b)],
+                leiri_extra(char::from(b)),
+                "{b:#x}"
+            );
+        }
+        for (s, want) in [
+            ("http://a/b", None),
+            ("http://a/é|", Some(11)),
+            ("é\u{E000}", Some(2)),
+            ("a\u{7F}", Some(1)),
+            ("", None),
+        ] {
+            assert_eq!(first_leiri_extra(s), want, "{s:?}");
+        }
+    }
 }

@@ -12,6 +12,8 @@
 //!   (`n_{L+1}(n_L(x)) == n_{L+1}(x)`), which makes "equal at a rung" imply "equal at every rung
 //!   above"; pairs of generated variants are also checked directly;
 //! - `uri` keys from the syntax rung up are ASCII and parse with `Grammar::Uri`;
+//! - a fixed point propagates down: when the `uri` key at a rung is the input itself, so is the
+//!   `uri` key at every rung below;
 //! - no input makes normalization loop or grow: pathological inputs scale linearly.
 
 use linksieve_iri::{
@@ -164,6 +166,24 @@ fn check(s: &str) -> Result<(), String> {
             )
         };
         let mut below: Option<String> = None;
+        // A fixed point propagates down (the pipeline skips the rungs below a link that is its
+        // own key): below the highest rung whose uri key is the input, every uri key is too.
+        let uris: Vec<Option<String>> = Level::ALL
+            .iter()
+            .map(|&l| key(s, &o, l, KeyForm::Uri))
+            .collect();
+        if let Some(top) = uris.iter().rposition(|k| k.as_deref() == Some(s))
+            && let Some(i) = uris[..top].iter().position(|k| k.as_deref() != Some(s))
+        {
+            return Err(ctx(
+                &format!(
+                    "fixed point at {} but not here: {:?}",
+                    Level::ALL[top],
+                    uris[i]
+                ),
+                Level::ALL[i],
+            ));
+        }
         for level in Level::ALL {
             let uri = key(s, &o, level, KeyForm::Uri);
             if level == Level::String && uri.as_deref() != Some(s) {

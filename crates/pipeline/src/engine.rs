@@ -22,6 +22,7 @@
 
 use crate::dedup::{Dedup, DedupError};
 use crate::html::unescape_link;
+use crate::row::tsv;
 use crate::source::{InputSpec, WarcError, http_head, open_input, read_warc_header};
 use crate::stats::{InputFailure, RunStats};
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
@@ -43,8 +44,9 @@ pub enum OutputFormat {
     /// The key, one per line.
     #[default]
     Keys,
-    /// `key<TAB>first original<TAB>source`; tabs, newlines and backslashes inside fields are
-    /// escaped as `\t`, `\n`, `\\`.
+    /// The engine row of [`crate::write_row`]: `key<TAB>canonical<TAB>original<TAB>provenance`,
+    /// with `key` the fingerprint in hex and `provenance` `INPUT:LINE:OFFSET` (or the WARC
+    /// record's target URI); fields escaped with [`crate::tsv`].
     Tsv,
     /// One JSON object per new key: key, original, file, offset, line, provenance, and `rung`,
     /// the lowest rung at which the original already has this key. Diagnostics are objects too:
@@ -153,7 +155,9 @@ enum Job {
 struct Item {
     fp: u128,
     key: String,
-    original: String,
+    /// The link as found; `None` when it is its own key (one allocation crosses to the sink,
+    /// not two).
+    original: Option<String>,
     offset: u64,
     line: u64,
     meta: Arc<StreamMeta>,
@@ -787,6 +791,28 @@ fn normalize_hit(
         .unwrap_or_default()
     };
     let mut reached = level;
+    // A link that is its own key is its own key at every rung below (a fixed point propagates
+    // down the ladder; crates/iri/tests/ladder_properties.rs): no rung below needs computing.
+    if final_uri == text {
+        let lower = [linksieve_dedup::Fingerprint::of(text.as_bytes()).0; 3];
+        // the key (another form) or the text itself, whose allocation then serves as the key
+        let (key, original) = if key == text {
+            (text, None)
+        } else {
+            (key, Some(text))
+        };
+        out.items.push(Item {
+            fp: linksieve_dedup::Fingerprint::of(key.as_bytes()).0,
+            lower,
+            reached: Level::String,
+            key,
+            original,
+            offset: offset + h.start,
+            line: line_base + h.line,
+            meta: meta.clone(),
+        });
+        return;
+    }
     for (i, rung) in [Level::String, Level::Syntax, Level::Scheme]
         .into_iter()
         .enumerate()
@@ -816,7 +842,7 @@ fn normalize_hit(
     out.items.push(Item {
         fp: linksieve_dedup::Fingerprint::of(key.as_bytes()).0,
         key,
-        original: text,
+        original: Some(text),
         offset: offset + h.start,
         line: line_base + h.line,
         meta: meta.clone(),
@@ -996,19 +1022,22 @@ impl<'a> Sink<'a> {
         let res = match self.opts.format {
             OutputFormat::Keys => writeln!(w, "{}", item.key),
             OutputFormat::Tsv => {
-                let source = item.meta.provenance.as_deref().unwrap_or(&item.meta.input);
-                writeln!(
+                let provenance = match &item.meta.provenance {
+                    Some(target) => target.clone(),
+                    None => format!("{}:{}:{}", item.meta.input, item.line, item.offset),
+                };
+                crate::write_row(
                     w,
-                    "{}\t{}\t{}",
-                    tsv(&item.key),
-                    tsv(&item.original),
-                    tsv(source)
+                    Some(linksieve_dedup::Fingerprint(item.fp)),
+                    &item.key,
+                    item.original.as_deref().unwrap_or(&item.key),
+                    &provenance,
                 )
             }
             OutputFormat::Jsonl => {
                 let v = serde_json::json!({
                     "key": item.key,
-                    "original": item.original,
+                    "original": item.original.as_deref().unwrap_or(&item.key),
                     "file": item.meta.input,
                     "offset": item.offset,
                     "line": item.line,
@@ -1044,27 +1073,4 @@ impl<'a> Sink<'a> {
         stats.expected_false_drops = self.dedup.expected_false_drops();
         stats.seen_set_bytes = self.dedup.memory_bytes() as u64;
     }
-}
-
-/// Escapes a TSV field: `\` `TAB` `LF` `CR` as `\\` `\t` `\n` `\r`, so no field holds a raw tab or
-/// newline.
-///
-/// ```
-/// assert_eq!(linksieve_pipeline::tsv("a\tb\nc\\d"), "a\\tb\\nc\\\\d");
-/// ```
-pub fn tsv(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.contains(['\t', '\n', '\r', '\\']) {
-        return s.into();
-    }
-    let mut o = String::with_capacity(s.len() + 4);
-    for c in s.chars() {
-        match c {
-            '\t' => o.push_str("\\t"),
-            '\n' => o.push_str("\\n"),
-            '\r' => o.push_str("\\r"),
-            '\\' => o.push_str("\\\\"),
-            c => o.push(c),
-        }
-    }
-    o.into()
 }

@@ -302,7 +302,22 @@ fn warc_records_use_their_charset_and_provenance() {
         &opts,
         &mut MemoryDedup::default(),
     );
-    let lines: Vec<&str> = out.lines().collect();
+    // the engine row: key (fingerprint), canonical, original, provenance (the target URI)
+    let lines: Vec<String> = out
+        .lines()
+        .map(|l| {
+            let (fp, rest) = l.split_once('\t').expect("four fields");
+            let canonical = rest.split('\t').next().expect("canonical");
+            assert_eq!(
+                fp,
+                format!(
+                    "{:032x}",
+                    linksieve_dedup::Fingerprint::of(canonical.as_bytes()).0
+                )
+            );
+            rest.to_owned()
+        })
+        .collect();
     assert_eq!(
         lines,
         [
