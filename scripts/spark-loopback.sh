@@ -17,7 +17,7 @@
 #
 #   usage: scripts/spark-loopback.sh
 #
-# LINKSIEVE_BIN      the binary (default target/release/linksieve, built with cargo first when
+# LINKSIEVE_BIN      the binary (default $CARGO_TARGET_DIR or target, /release/linksieve, built with cargo first when
 #                    LINKSIEVE_BIN is unset)
 # LINKSIEVE_CACHE    where the venv with pyspark is kept (default ~/.cache/linksieve); pip's own
 #                    cache makes a rebuilt venv quick
@@ -54,7 +54,7 @@ if [ -n "${LINKSIEVE_BIN:-}" ]; then
     bin="$LINKSIEVE_BIN"
     [ -x "$bin" ] || die "LINKSIEVE_BIN=$bin is not an executable file"
 else
-    bin="$root/target/release/linksieve"
+    bin="${CARGO_TARGET_DIR:-$root/target}/release/linksieve"
     # always: a no-op when the binary is up to date, and never a stale binary
     say "cargo build --release -p linksieve-cli"
     cargo build --release --locked -q -p linksieve-cli >&2
