@@ -17,7 +17,7 @@
 #
 #   usage: scripts/spark-loopback.sh
 #
-# LINKSIEVE_BIN      the binary (default $CARGO_TARGET_DIR or target, /release/linksieve, built with cargo first when
+# LINKSIEVE_BIN      the binary (default ${CARGO_TARGET_DIR:-target}/release/linksieve, built first when
 #                    LINKSIEVE_BIN is unset)
 # LINKSIEVE_CACHE    where the venv with pyspark is kept (default ~/.cache/linksieve); pip's own
 #                    cache makes a rebuilt venv quick

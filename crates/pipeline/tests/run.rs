@@ -4,7 +4,7 @@
 //! a persistent seen-set across two runs writes each key once in total; compressed and WARC input.
 
 use linksieve_dedup::{PersistentOptions, PersistentSet, SpillConfig, StoreIdentity};
-use linksieve_iri::normalize_str;
+use linksieve_iri::{KeyForm, Level, NormalizeOptions, normalize_str};
 use linksieve_pipeline::dedup::{ApproxDedup, Dedup, MemoryDedup, PersistentDedup, SpillDedup};
 use linksieve_pipeline::{InputSpec, OutputFormat, RunOptions, RunStats, run};
 use linksieve_scan::scan_bytes;
@@ -398,4 +398,43 @@ fn truncated_compression_is_an_input_failure_after_what_could_be_read() {
     );
     assert!(stats.unique_keys < 5000);
     std::fs::remove_dir_all(dir).ok();
+}
+
+/// Each duplicate is counted at the lowest rung that catches it; a link that is its own key
+/// (the fixed-point shortcut) and one that is not are counted alike, in every key form.
+#[test]
+fn duplicates_are_counted_at_the_rung_that_caught_them() {
+    let dir = std::env::temp_dir().join(format!("ls-rungs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let f = dir.join("rungs.txt");
+    std::fs::write(
+        &f,
+        "http://a.example/x\n\
+         http://a.example/x\n\
+         http://a.example/%78\n\
+         HTTP://a.example:80/x\n\
+         http://a.example:80/%78#frag\n\
+         http://b.example\n\
+         http://b.example\n",
+    )
+    .expect("write");
+    for form in [KeyForm::Uri, KeyForm::Iri, KeyForm::Surt] {
+        let opts = RunOptions {
+            normalize: NormalizeOptions {
+                level: Level::Protocol,
+                form,
+                ..Default::default()
+            },
+            ..RunOptions::default()
+        };
+        let (_, stats) = go(std::slice::from_ref(&f), &opts, &mut MemoryDedup::default());
+        let by: Vec<(&str, u64)> = stats.duplicates_by_rung.into_iter().collect();
+        assert_eq!(
+            by,
+            [("protocol", 1), ("scheme", 1), ("string", 2), ("syntax", 1)],
+            "{form:?}"
+        );
+        assert_eq!((stats.unique_keys, stats.duplicates), (2, 5));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
