@@ -1649,3 +1649,24 @@ fn emit(
     });
     end
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn count_lf_counts_exactly_at_every_length_and_alignment() {
+        // every byte value, LFs at irregular places, all lengths up to three blocks
+        let data: Vec<u8> = (0..400u32)
+            .map(|i| match i % 7 {
+                0 | 3 => b'\n',
+                _ => (i.wrapping_mul(37) % 256) as u8,
+            })
+            .collect();
+        for start in 0..9 {
+            for end in start..data.len() {
+                let s = &data[start..end];
+                let naive = s.iter().filter(|&&b| b == b'\n').count() as u64;
+                assert_eq!(super::count_lf(s), naive, "{start}..{end}");
+            }
+        }
+    }
+}
