@@ -5,16 +5,9 @@
 //! (defaults: 2e7 items drawn from 1e7 distinct fingerprints, filter sized for 1e7 keys at
 //! rates 0.01 and 0.001). An exact `MemorySet` runs beside it to count the real errors.
 
+use linksieve_benches::splitmix;
 use linksieve_dedup::{BloomSet, Fingerprint, MemorySet, SeenSet};
 use std::time::Instant;
-
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 fn item(state: &mut u64, unique: u64) -> Fingerprint {
     let k = splitmix(state) % unique;

@@ -6,6 +6,7 @@
 //! `memory_bytes()` (its allocations), the process's resident-set growth (VmRSS) after the
 //! build, and its peak (VmHWM, reset before each build through /proc/self/clear_refs).
 
+use linksieve_benches::splitmix;
 use linksieve_dedup::{Fingerprint, MemorySet, SeenSet};
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -27,14 +28,6 @@ impl Hasher for PassThrough {
     fn write_u128(&mut self, v: u128) {
         self.0 = v as u64;
     }
-}
-
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 fn fp(state: &mut u64) -> u128 {

@@ -7,16 +7,9 @@
 //! temporary folder). Each timing covers the whole `insert_batch` call: sorting the batch,
 //! merging it into the store's blocks and the durable commit (fsync).
 
+use linksieve_benches::splitmix;
 use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
 use std::time::Instant;
-
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 fn batch(state: &mut u64, n: usize) -> Vec<Fingerprint> {
     (0..n)

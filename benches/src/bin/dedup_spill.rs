@@ -4,16 +4,9 @@
 //! `cargo run --release -p linksieve-benches --bin dedup_spill -- [N] [UNIQUE] [BUDGET_MIB ...]`
 //! (defaults: 2e7 items drawn from 1e7 distinct fingerprints; budgets 16 and 64 MiB).
 
+use linksieve_benches::splitmix;
 use linksieve_dedup::{Fingerprint, MemorySet, SeenSet, SpillConfig, SpillSet};
 use std::time::Instant;
-
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// Item `i` of the stream: one of `unique` fingerprints, picked at random.
 fn item(state: &mut u64, unique: u64) -> Fingerprint {

@@ -14,6 +14,7 @@
 //! normalize_bench [--urls FILE] [--runs N] [--only TEXT]
 //! ```
 
+use linksieve_benches::{count_ok, median, use_ok};
 use linksieve_iri::{InputMode, Level, NormalizeOptions, normalize_str};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -35,19 +36,11 @@ fn ladder(urls: &[String], level: Level) -> usize {
         level,
         ..Default::default()
     };
-    let mut ok = 0;
-    for u in urls {
-        match normalize_str(black_box(u.as_str()), InputMode::Strict, &opts) {
-            Ok(k) => {
-                black_box(k);
-                ok += 1;
-            }
-            Err(e) => {
-                black_box(e);
-            }
-        }
-    }
-    ok
+    count_ok(urls, |u| {
+        use_ok(normalize_str(u, InputMode::Strict, &opts), |k| {
+            black_box(k);
+        })
+    })
 }
 
 fn linksieve_scheme(urls: &[String]) -> usize {
@@ -78,68 +71,36 @@ fn linksieve_string(urls: &[String]) -> usize {
 }
 
 fn url_parse(urls: &[String]) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        match url::Url::parse(black_box(u.as_str())) {
-            Ok(r) => {
-                black_box(String::from(r));
-                ok += 1;
-            }
-            Err(e) => {
-                black_box(e);
-            }
-        }
-    }
-    ok
+    count_ok(urls, |u| {
+        use_ok(url::Url::parse(u), |r| {
+            black_box(String::from(r));
+        })
+    })
 }
 
 fn ada_parse(urls: &[String]) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        match ada_url::Url::parse(black_box(u.as_str()), None) {
-            Ok(r) => {
-                black_box(r.href().to_owned());
-                ok += 1;
-            }
-            Err(e) => {
-                black_box(e);
-            }
-        }
-    }
-    ok
+    count_ok(urls, |u| {
+        use_ok(ada_url::Url::parse(u, None), |r| {
+            black_box(r.href().to_owned());
+        })
+    })
 }
 
 fn iri_string_normalize(urls: &[String]) -> usize {
     use iri_string::format::ToDedicatedString;
-    let mut ok = 0;
-    for u in urls {
-        match iri_string::types::IriStr::new(black_box(u.as_str())) {
-            Ok(r) => {
-                black_box(r.normalize().to_dedicated_string());
-                ok += 1;
-            }
-            Err(e) => {
-                black_box(e);
-            }
-        }
-    }
-    ok
+    count_ok(urls, |u| {
+        use_ok(iri_string::types::IriStr::new(u), |r| {
+            black_box(r.normalize().to_dedicated_string());
+        })
+    })
 }
 
 fn fluent_normalize(urls: &[String]) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        match fluent_uri::Iri::parse(black_box(u.as_str())) {
-            Ok(r) => {
-                black_box(r.normalize());
-                ok += 1;
-            }
-            Err(e) => {
-                black_box(e);
-            }
-        }
-    }
-    ok
+    count_ok(urls, |u| {
+        use_ok(fluent_uri::Iri::parse(u), |r| {
+            black_box(r.normalize());
+        })
+    })
 }
 
 const CASES: &[Case] = &[
@@ -222,11 +183,6 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     Ok(Args { urls, runs, only })
-}
-
-fn median(d: &mut [Duration]) -> Duration {
-    d.sort_unstable();
-    d[d.len() / 2]
 }
 
 fn main() -> ExitCode {

@@ -10,6 +10,7 @@
 //! parse_bench [--urls FILE] [--log FILE] [--runs N] [--only TEXT]
 //! ```
 
+use linksieve_benches::{count_ok, median, use_ok};
 use linksieve_iri::{Grammar, IriRef};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -47,141 +48,77 @@ struct Case {
 }
 
 fn linksieve_validate(urls: &[String], _: &mut String) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        let r = linksieve_iri::validate(black_box(u.as_str()), Grammar::Iri);
-        ok += usize::from(black_box(r).is_ok());
-    }
-    ok
+    count_ok(urls, |u| {
+        black_box(linksieve_iri::validate(u, Grammar::Iri)).is_ok()
+    })
 }
 
 fn linksieve_parse_write(urls: &[String], out: &mut String) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        match IriRef::parse(black_box(u.as_str())) {
-            Ok(r) => {
-                out.clear();
-                r.write_to(out);
-                black_box(out.as_str());
-                ok += 1;
-            }
-            Err(e) => {
-                black_box(e);
-            }
-        }
-    }
-    ok
+    count_ok(urls, |u| {
+        use_ok(IriRef::parse(u), |r| {
+            out.clear();
+            r.write_to(out);
+            black_box(out.as_str());
+        })
+    })
 }
 
 fn oxiri_validate(urls: &[String], _: &mut String) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        let r = oxiri::Iri::parse(black_box(u.as_str()));
-        ok += usize::from(black_box(r).is_ok());
-    }
-    ok
+    count_ok(urls, |u| black_box(oxiri::Iri::parse(u)).is_ok())
 }
 
 fn oxiri_parse_copy(urls: &[String], out: &mut String) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        match oxiri::Iri::parse(black_box(u.as_str())) {
-            Ok(r) => {
-                out.clear();
-                out.push_str(r.as_str());
-                black_box(out.as_str());
-                ok += 1;
-            }
-            Err(e) => {
-                black_box(e);
-            }
-        }
-    }
-    ok
+    count_ok(urls, |u| {
+        use_ok(oxiri::Iri::parse(u), |r| {
+            out.clear();
+            out.push_str(r.as_str());
+            black_box(out.as_str());
+        })
+    })
 }
 
 fn iri_string_validate(urls: &[String], _: &mut String) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        let r = iri_string::types::IriStr::new(black_box(u.as_str()));
-        ok += usize::from(black_box(r).is_ok());
-    }
-    ok
+    count_ok(urls, |u| {
+        black_box(iri_string::types::IriStr::new(u)).is_ok()
+    })
 }
 
 fn iri_string_to_string(urls: &[String], _: &mut String) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        match iri_string::types::IriStr::new(black_box(u.as_str())) {
-            Ok(r) => {
-                black_box(r.to_string());
-                ok += 1;
-            }
-            Err(e) => {
-                black_box(e);
-            }
-        }
-    }
-    ok
+    count_ok(urls, |u| {
+        use_ok(iri_string::types::IriStr::new(u), |r| {
+            black_box(r.to_string());
+        })
+    })
 }
 
 fn fluent_validate(urls: &[String], _: &mut String) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        let r = fluent_uri::Iri::parse(black_box(u.as_str()));
-        ok += usize::from(black_box(r).is_ok());
-    }
-    ok
+    count_ok(urls, |u| black_box(fluent_uri::Iri::parse(u)).is_ok())
 }
 
 fn fluent_parse_copy(urls: &[String], out: &mut String) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        match fluent_uri::Iri::parse(black_box(u.as_str())) {
-            Ok(r) => {
-                out.clear();
-                out.push_str(r.as_str());
-                black_box(out.as_str());
-                ok += 1;
-            }
-            Err(e) => {
-                black_box(e);
-            }
-        }
-    }
-    ok
+    count_ok(urls, |u| {
+        use_ok(fluent_uri::Iri::parse(u), |r| {
+            out.clear();
+            out.push_str(r.as_str());
+            black_box(out.as_str());
+        })
+    })
 }
 
 fn url_parse(urls: &[String], _: &mut String) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        match url::Url::parse(black_box(u.as_str())) {
-            Ok(r) => {
-                black_box(r.as_str());
-                ok += 1;
-            }
-            Err(e) => {
-                black_box(e);
-            }
-        }
-    }
-    ok
+    count_ok(urls, |u| {
+        use_ok(url::Url::parse(u), |r| {
+            black_box(r.as_str());
+        })
+    })
 }
 
 fn ada_parse(urls: &[String], _: &mut String) -> usize {
-    let mut ok = 0;
-    for u in urls {
-        match ada_url::Url::parse(black_box(u.as_str()), None) {
-            Ok(r) => {
-                black_box(r.href());
-                ok += 1;
-            }
-            Err(e) => {
-                black_box(e);
-            }
-        }
-    }
-    ok
+    count_ok(urls, |u| {
+        use_ok(ada_url::Url::parse(u, None), |r| {
+            black_box(r.href());
+        })
+    })
 }
 
 const CASES: &[Case] = &[
@@ -354,11 +291,6 @@ fn load_referers(path: &PathBuf) -> Result<Vec<String>, String> {
         .filter(|r| r.starts_with("http://") || r.starts_with("https://"))
         .map(str::to_owned)
         .collect())
-}
-
-fn median(d: &mut [Duration]) -> Duration {
-    d.sort_unstable();
-    d[d.len() / 2]
 }
 
 fn main() -> ExitCode {

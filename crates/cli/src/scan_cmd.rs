@@ -12,7 +12,8 @@ use crate::ladder_cmds::{FormArg, LadderArgs, options};
 use crate::lines::Mode;
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use linksieve_iri::{InputMode, NormalizeOptions};
+use linksieve_iri::InputMode;
+use linksieve_pipeline::Keyer;
 use linksieve_scan::{
     DEFAULT_MAX_LINK_LEN, EncodingChoice, HitRef, ScanOptions, ScanStats, Scanner,
 };
@@ -92,8 +93,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
     let input: InputMode = args.input.into();
     let mut sink = Sink {
         format: args.format,
-        input,
-        normalize: options(&args.ladder, input, args.form.into())?,
+        keyer: Keyer::new(input, &options(&args.ladder, input, args.form.into())?),
         rejected: 0,
         out: BufWriter::with_capacity(1 << 16, std::io::stdout().lock()),
     };
@@ -168,8 +168,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// Where hits go: the output and, for `--format tsv`, how they are keyed.
 struct Sink<W> {
     format: ScanFormat,
-    input: InputMode,
-    normalize: NormalizeOptions,
+    keyer: Keyer,
     /// Links without a key (`--format tsv`).
     rejected: u64,
     out: W,
@@ -239,12 +238,7 @@ impl<W: Write> Sink<W> {
             }
             ScanFormat::Tsv => {
                 let provenance = format!("{file}:{}:{}", h.line, h.start);
-                match linksieve_pipeline::link_key(
-                    h.text,
-                    h.from_legacy,
-                    self.input,
-                    &self.normalize,
-                ) {
+                match self.keyer.key(h.text, h.from_legacy) {
                     Ok(key) => linksieve_pipeline::write_row(out, None, &key, h.text, &provenance)?,
                     Err(e) => {
                         self.rejected += 1;

@@ -579,6 +579,23 @@ impl<'a> Parts<'a> {
         }
     }
 
+    /// Reassembles the parts as they are (no component mapped): [`build`](Parts::build) with
+    /// the identity.
+    ///
+    /// ```
+    /// use linksieve_iri::{IriRef, Parts};
+    /// let r = IriRef::parse("http://h/a?b").unwrap();
+    /// let p = Parts { query: None, ..Parts::of(&r) };
+    /// assert_eq!(p.assemble().as_str(), "http://h/a");
+    /// ```
+    pub fn assemble(&self) -> IriRef<String> {
+        let built: Result<_, std::convert::Infallible> = self.build(|out, _, text| {
+            out.push_str(text);
+            Ok(())
+        });
+        built.unwrap_or_else(|e| match e {})
+    }
+
     /// Recomposes into a new [`IriRef`], passing each component through `map`, which appends the
     /// component's new text (without its delimiter) to the buffer. The scheme is written as is.
     /// Where a path without an authority would start with `//` (it would re-parse as an

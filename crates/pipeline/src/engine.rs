@@ -22,12 +22,13 @@
 
 use crate::dedup::{Dedup, DedupError};
 use crate::html::unescape_link;
+use crate::keyer::Keyer;
 use crate::row::tsv;
 use crate::source::{InputSpec, WarcError, http_head, open_input, read_warc_header};
 use crate::stats::{InputFailure, RunStats};
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use encoding_rs::Encoding;
-use linksieve_iri::{InputMode, KeyForm, Level, NormalizeError, NormalizeOptions, normalize_str};
+use linksieve_iri::{InputMode, KeyForm, Level, NormalizeError, NormalizeOptions};
 use linksieve_scan::{EncodingChoice, Hit, ScanOptions, Scanner};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, BufRead, Read, Write};
@@ -698,10 +699,11 @@ fn cut_point(w: &[u8], enc: &'static Encoding) -> (usize, bool) {
 /// A worker's job: scan (if needed) and normalize.
 fn work(job: Job, opts: &RunOptions) -> ChunkOut {
     let mut out = ChunkOut::default();
+    let keyer = Keyer::new(opts.input, &opts.normalize);
     match job {
         Job::Hits { meta, hits, offset } => {
             for h in hits {
-                normalize_hit(&mut out, opts, &meta, h, offset, 0);
+                normalize_hit(&mut out, opts, &keyer, &meta, h, offset, 0);
             }
         }
         Job::Scan {
@@ -737,7 +739,7 @@ fn work(job: Job, opts: &RunOptions) -> ChunkOut {
                 if h.start >= body as u64 || h.start < first_space {
                     continue;
                 }
-                normalize_hit(&mut out, opts, &meta, h, offset, line - 1);
+                normalize_hit(&mut out, opts, &keyer, &meta, h, offset, line - 1);
             }
         }
     }
@@ -747,6 +749,7 @@ fn work(job: Job, opts: &RunOptions) -> ChunkOut {
 fn normalize_hit(
     out: &mut ChunkOut,
     opts: &RunOptions,
+    keyer: &Keyer,
     meta: &Arc<StreamMeta>,
     h: Hit,
     offset: u64,
@@ -758,10 +761,9 @@ fn normalize_hit(
     } else {
         h.text
     };
-    let mut nopts = opts.normalize.clone();
-    nopts.nfc |= h.from_legacy;
-    let level = nopts.level;
-    let key = match normalize_str(&text, opts.input, &nopts) {
+    let legacy = h.from_legacy;
+    let level = keyer.options().level;
+    let key = match keyer.key(&text, legacy) {
         Ok(k) => k,
         Err(e) => {
             out.rejected.push(Rejected {
@@ -776,73 +778,44 @@ fn normalize_hit(
         }
     };
     // uri-form keys at the rungs below: for "duplicates caught by each rung" and `reached`.
-    let mut lower = [0u128; 3];
-    let final_uri = if nopts.form == KeyForm::Uri {
-        key.clone()
-    } else {
-        normalize_str(
-            &text,
-            opts.input,
-            &NormalizeOptions {
-                form: KeyForm::Uri,
-                ..nopts.clone()
-            },
-        )
-        .unwrap_or_default()
-    };
-    let mut reached = level;
+    let other_form = (keyer.options().form != KeyForm::Uri)
+        .then(|| keyer.uri_key(&text, legacy, level).unwrap_or_default());
+    let final_uri = other_form.as_deref().unwrap_or(&key);
+    let fp = |s: &str| linksieve_dedup::Fingerprint::of(s.as_bytes()).0;
     // A link that is its own key is its own key at every rung below (a fixed point propagates
     // down the ladder; crates/iri/tests/ladder_properties.rs): no rung below needs computing.
-    if final_uri == text {
-        let lower = [linksieve_dedup::Fingerprint::of(text.as_bytes()).0; 3];
-        // the key (another form) or the text itself, whose allocation then serves as the key
-        let (key, original) = if key == text {
-            (text, None)
-        } else {
-            (key, Some(text))
-        };
-        out.items.push(Item {
-            fp: linksieve_dedup::Fingerprint::of(key.as_bytes()).0,
-            lower,
-            reached: Level::String,
-            key,
-            original,
-            offset: offset + h.start,
-            line: line_base + h.line,
-            meta: meta.clone(),
-        });
-        return;
-    }
-    for (i, rung) in [Level::String, Level::Syntax, Level::Scheme]
-        .into_iter()
-        .enumerate()
-    {
-        if rung >= level {
-            break;
+    let (lower, reached) = if final_uri == text {
+        ([fp(&text); 3], Level::String)
+    } else {
+        let mut lower = [0u128; 3];
+        let mut reached = level;
+        for (i, rung) in [Level::String, Level::Syntax, Level::Scheme]
+            .into_iter()
+            .enumerate()
+        {
+            if rung >= level {
+                break;
+            }
+            let below = (rung != Level::String)
+                .then(|| keyer.uri_key(&text, legacy, rung).unwrap_or_default());
+            let k = below.as_deref().unwrap_or(&text);
+            if k == final_uri && reached == level {
+                reached = rung;
+            }
+            lower[i] = fp(k);
         }
-        let k = if rung == Level::String {
-            text.clone()
-        } else {
-            normalize_str(
-                &text,
-                opts.input,
-                &NormalizeOptions {
-                    level: rung,
-                    form: KeyForm::Uri,
-                    ..nopts.clone()
-                },
-            )
-            .unwrap_or_default()
-        };
-        if k == final_uri && reached == level {
-            reached = rung;
-        }
-        lower[i] = linksieve_dedup::Fingerprint::of(k.as_bytes()).0;
-    }
+        (lower, reached)
+    };
+    // the text's allocation serves as the key when they are equal
+    let (key, original) = if key == text {
+        (text, None)
+    } else {
+        (key, Some(text))
+    };
     out.items.push(Item {
-        fp: linksieve_dedup::Fingerprint::of(key.as_bytes()).0,
+        fp: fp(&key),
         key,
-        original: Some(text),
+        original,
         offset: offset + h.start,
         line: line_base + h.line,
         meta: meta.clone(),

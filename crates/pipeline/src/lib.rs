@@ -9,13 +9,15 @@
 pub mod dedup;
 mod engine;
 mod html;
+mod keyer;
 mod row;
 mod source;
 mod stats;
 
 pub use engine::{OutputFormat, Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
-pub use row::{link_key, tsv, write_row};
+pub use keyer::Keyer;
+pub use row::{tsv, write_row};
 pub use source::{
     Compression, InputProblem, InputSpec, WarcError, WarcHeader, charset_of, decompress,
     expand_inputs, http_head, open_input, read_warc_header,

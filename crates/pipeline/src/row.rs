@@ -13,7 +13,6 @@
 //! Every field is escaped with [`tsv`]: no field ever holds a raw tab or line break.
 
 use linksieve_dedup::Fingerprint;
-use linksieve_iri::{InputMode, NormalizeError, NormalizeOptions, normalize_str};
 use std::borrow::Cow;
 use std::io::{self, Write};
 
@@ -69,29 +68,4 @@ pub fn write_row(
         tsv(original),
         tsv(provenance)
     )
-}
-
-/// The key of one link found by the scanner, as `run` computes it: NFC is added for a link
-/// transcoded from a legacy encoding (RFC 3987 3.1 variant B; CMP 4.2.2).
-///
-/// ```
-/// use linksieve_iri::{InputMode, NormalizeOptions};
-/// let k = linksieve_pipeline::link_key("HTTP://Example.COM:80", false, InputMode::Leiri, &NormalizeOptions::default());
-/// assert_eq!(k.unwrap(), "http://example.com/");
-/// ```
-pub fn link_key(
-    text: &str,
-    from_legacy: bool,
-    input: InputMode,
-    opts: &NormalizeOptions,
-) -> Result<String, NormalizeError> {
-    if from_legacy && !opts.nfc {
-        let nfc = NormalizeOptions {
-            nfc: true,
-            ..opts.clone()
-        };
-        normalize_str(text, input, &nfc)
-    } else {
-        normalize_str(text, input, opts)
-    }
 }

@@ -1277,13 +1277,7 @@ impl Engine {
                         line: self.line,
                         text: link,
                         kind: f.kind,
-                        trimmed: TrimmedRef {
-                            wrapper: f.wrapper,
-                            url_prefix: f.url_prefix,
-                            line_breaks: f.line_breaks,
-                            trailing: text.get(f.end..f.trimmed_to).unwrap_or(""),
-                            host_cut: f.host_cut,
-                        },
+                        trimmed: trimmed_ref(&f, text),
                         encoding: self.stream.encoding,
                         // the window is ASCII in a legacy encoding: NFC changes nothing
                         from_legacy: self.legacy,
@@ -1598,6 +1592,17 @@ fn count_lf(b: &[u8]) -> u64 {
     n + k as u64
 }
 
+/// What the link finder trimmed around `f`, found in `text`.
+fn trimmed_ref<'a>(f: &find::Found, text: &'a str) -> TrimmedRef<'a> {
+    TrimmedRef {
+        wrapper: f.wrapper,
+        url_prefix: f.url_prefix,
+        line_breaks: f.line_breaks,
+        trailing: text.get(f.end..f.trimmed_to).unwrap_or(""),
+        host_cut: f.host_cut,
+    }
+}
+
 /// Reports a link found in the text window; returns its end as an input offset.
 #[allow(clippy::too_many_arguments)]
 fn emit(
@@ -1636,13 +1641,7 @@ fn emit(
         line: *line,
         text: link,
         kind: f.kind,
-        trimmed: TrimmedRef {
-            wrapper: f.wrapper,
-            url_prefix: f.url_prefix,
-            line_breaks: f.line_breaks,
-            trailing: text.get(f.end..f.trimmed_to).unwrap_or(""),
-            host_cut: f.host_cut,
-        },
+        trimmed: trimmed_ref(f, text),
         encoding,
         from_legacy: legacy,
         nfc_changed,

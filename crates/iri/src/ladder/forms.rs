@@ -47,11 +47,7 @@ pub(super) fn iri(k: IriRef<&str>, level: Level) -> String {
                 host: Some(host),
                 ..Parts::of(&full)
             };
-            let built: Result<_, Infallible> = parts.build(|out, _, text| {
-                out.push_str(text);
-                Ok(())
-            });
-            built.unwrap_or_else(|e| match e {}).into_inner()
+            parts.assemble().into_inner()
         }
     }
 }

@@ -7,7 +7,6 @@ use crate::input::InputMode;
 use crate::parse::{IriRef, Parts};
 use crate::resolve::remove_dot_segments;
 use std::collections::HashMap;
-use std::convert::Infallible;
 
 /// Crawler rules of the protocol rung, read from a TOML file. Every rule is off unless the file
 /// turns it on. `version` is required: it names the rule set, so that keys made with different
@@ -165,11 +164,7 @@ impl Rules {
         if !changed {
             return k;
         }
-        let built: Result<_, Infallible> = parts.build(|out, _, text| {
-            out.push_str(text);
-            Ok(())
-        });
-        built.unwrap_or_else(|e| match e {})
+        parts.assemble()
     }
 }
 

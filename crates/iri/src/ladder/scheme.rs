@@ -3,7 +3,6 @@
 use super::pct;
 use crate::host::{IdnaProfile, domain_to_ascii};
 use crate::parse::{IriRef, Parts, parse_ipv6};
-use std::convert::Infallible;
 
 /// The scheme-rung key of a syntax-rung key `k` (which has a scheme). With the scheme's row of
 /// the scheme table ([`crate::scheme_table`]):
@@ -87,11 +86,7 @@ pub(super) fn normalize(k: IriRef<String>) -> IriRef<String> {
     if !changed {
         return k;
     }
-    let built: Result<_, Infallible> = parts.build(|out, _, text| {
-        out.push_str(text);
-        Ok(())
-    });
-    built.unwrap_or_else(|e| match e {})
+    parts.assemble()
 }
 
 /// The host of a DNS scheme after IDNA, when it differs from `h` (see [`normalize`]).

@@ -1,0 +1,68 @@
+//! Pieces the benchmark binaries share: the per-URL loop that counts accepted inputs, the
+//! median of timed passes, and the random fingerprints of the seen-set benchmarks.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+/// Calls `f` on every URL (through `black_box`) and counts the calls that returned `true`.
+///
+/// ```
+/// let urls = vec!["a".to_owned(), "".to_owned()];
+/// assert_eq!(linksieve_benches::count_ok(&urls, |u| !u.is_empty()), 1);
+/// ```
+#[inline]
+pub fn count_ok(urls: &[String], mut f: impl FnMut(&str) -> bool) -> usize {
+    urls.iter()
+        .map(|u| usize::from(f(black_box(u.as_str()))))
+        .sum()
+}
+
+/// Hands an accepted result to `use_ok` and returns `true`; keeps a rejection alive through
+/// `black_box` (so that it is built, as a caller would build it) and returns `false`.
+///
+/// ```
+/// let mut seen = 0;
+/// assert!(linksieve_benches::use_ok(Ok::<u8, ()>(3), |v| seen = v));
+/// assert!(!linksieve_benches::use_ok(Err::<u8, ()>(()), |_| {}));
+/// assert_eq!(seen, 3);
+/// ```
+#[inline]
+pub fn use_ok<T, E>(r: Result<T, E>, use_ok: impl FnOnce(T)) -> bool {
+    match r {
+        Ok(v) => {
+            use_ok(v);
+            true
+        }
+        Err(e) => {
+            black_box(e);
+            false
+        }
+    }
+}
+
+/// The median of timed passes (sorts `d`).
+///
+/// ```
+/// use std::time::Duration;
+/// let mut d = [3, 1, 2].map(Duration::from_millis);
+/// assert_eq!(linksieve_benches::median(&mut d), Duration::from_millis(2));
+/// ```
+pub fn median(d: &mut [Duration]) -> Duration {
+    d.sort_unstable();
+    d[d.len() / 2]
+}
+
+/// SplitMix64: the next pseudo-random value of `state` (fixed sequences for the seen-set
+/// benchmarks).
+///
+/// ```
+/// let mut s = 0;
+/// assert_ne!(linksieve_benches::splitmix(&mut s), linksieve_benches::splitmix(&mut s));
+/// ```
+pub fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
