@@ -225,6 +225,26 @@ mod tests {
                 "{b:#x}"
             );
         }
+        // The premise of the ASCII shortcut in the ladder's LEIRI reading: the IRI grammar
+        // rejects every ASCII character that LEIRI conversion would encode, in every component.
+        for b in (0u8..128).filter(|&b| LEIRI_EXTRA_ASCII[usize::from(b)]) {
+            let c = char::from(b);
+            for t in [
+                format!("{c}"),
+                format!("s{c}:x"),
+                format!("s://u{c}@h/"),
+                format!("s://h{c}/"),
+                format!("s://[::1{c}]/"),
+                format!("s://h:1{c}/"),
+                format!("s://h/p{c}"),
+                format!("s:p{c}"),
+                format!("s://h/?q{c}"),
+                format!("s://h/#f{c}"),
+                format!("p{c}/q"),
+            ] {
+                assert!(crate::IriRef::parse(t.as_str()).is_err(), "{t:?}");
+            }
+        }
         for (s, want) in [
             ("http://a/b", None),
             ("http://a/é|", Some(11)),

@@ -377,18 +377,8 @@ pub fn normalize<S: AsRef<str>>(
     opts: &NormalizeOptions,
 ) -> Result<String, NormalizeError> {
     let iri = iri.as_ref();
-    // The fast path, without building a `Key`: the input is its own key.
-    let level = opts.level;
-    if opts.form == KeyForm::Uri
-        && level > Level::String
-        && (level < Level::Scheme || iri.is_absolute())
-        && fast::is_normal(iri, level, opts.nfc, has_rules(opts))
-    {
-        let s = iri.as_str();
-        let to = (level == Level::Protocol)
-            .then(|| opts.redirects.as_ref()?.get(s))
-            .flatten();
-        return Ok(to.unwrap_or(s).to_owned());
+    if let Some(s) = fast_key(iri, opts) {
+        return Ok(s.to_owned());
     }
     let k = key(iri, opts)?;
     Ok(match opts.form {
@@ -396,6 +386,53 @@ pub fn normalize<S: AsRef<str>>(
         KeyForm::Iri => forms::iri(k.as_ref(), opts.level),
         KeyForm::Surt => forms::surt(k.as_ref()),
     })
+}
+
+/// The key of `iri` as [`normalize`] gives it, appended to `out` (whose earlier content is
+/// kept): the form for callers that collect many keys in one buffer. On an error `out` is left
+/// as it was.
+///
+/// ```
+/// use linksieve_iri::{normalize_into, IriRef, NormalizeOptions};
+/// let mut out = String::from("k=");
+/// normalize_into(&IriRef::parse("HTTP://Example.COM:80").unwrap(), &NormalizeOptions::default(), &mut out).unwrap();
+/// assert_eq!(out, "k=http://example.com/");
+/// ```
+pub fn normalize_into<S: AsRef<str>>(
+    iri: &IriRef<S>,
+    opts: &NormalizeOptions,
+    out: &mut String,
+) -> Result<(), NormalizeError> {
+    let iri = iri.as_ref();
+    if let Some(s) = fast_key(iri, opts) {
+        out.push_str(s);
+        return Ok(());
+    }
+    let k = key(iri, opts)?;
+    match opts.form {
+        KeyForm::Uri => out.push_str(k.as_ref().as_str()),
+        KeyForm::Iri => out.push_str(&forms::iri(k.as_ref(), opts.level)),
+        KeyForm::Surt => out.push_str(&forms::surt(k.as_ref())),
+    }
+    Ok(())
+}
+
+/// The fast path, without building a `Key`: an already-normal `uri`-form input is its own key
+/// (or, at the protocol rung, the target of a learned redirect).
+fn fast_key<'a>(iri: IriRef<&'a str>, opts: &'a NormalizeOptions) -> Option<&'a str> {
+    let level = opts.level;
+    if opts.form == KeyForm::Uri
+        && level > Level::String
+        && (level < Level::Scheme || iri.is_absolute())
+        && fast::is_normal(iri, level, opts.nfc, has_rules(opts))
+    {
+        let s = iri.into_inner();
+        let to = (level == Level::Protocol)
+            .then(|| opts.redirects.as_ref()?.get(s))
+            .flatten();
+        return Some(to.unwrap_or(s));
+    }
+    None
 }
 
 /// Reads `input` in `mode` (3987bis 6) and returns its key, as [`normalize`] does. Strict and
@@ -415,6 +452,29 @@ pub fn normalize_str(
     with_parsed(input, mode, opts.level, |iri| normalize(&iri, opts))
 }
 
+/// Reads `input` in `mode` and appends its key to `out`, as [`normalize_into`] does; on an
+/// error `out` is left as it was.
+///
+/// ```
+/// use linksieve_iri::{normalize_str_into, InputMode, NormalizeOptions};
+/// let mut keys = String::new();
+/// for link in ["HTTP://A.example:80/x", "http://b.example/%7e"] {
+///     normalize_str_into(link, InputMode::Leiri, &NormalizeOptions::default(), &mut keys).unwrap();
+///     keys.push('\n');
+/// }
+/// assert_eq!(keys, "http://a.example/x\nhttp://b.example/~\n");
+/// ```
+pub fn normalize_str_into(
+    input: &str,
+    mode: InputMode,
+    opts: &NormalizeOptions,
+    out: &mut String,
+) -> Result<(), NormalizeError> {
+    with_parsed(input, mode, opts.level, |iri| {
+        normalize_into(&iri, opts, out)
+    })
+}
+
 /// Reads `input` in `mode` and calls `f` with the reference, borrowed from `input` in strict
 /// mode (and in LEIRI mode when nothing needed encoding).
 fn with_parsed<R>(
@@ -427,6 +487,14 @@ fn with_parsed<R>(
     match mode {
         InputMode::Strict => f(IriRef::parse(input).map_err(|e| fail(e.into()))?),
         InputMode::Leiri => {
+            // 3987bis 6.1: every ASCII character that a LEIRI allows and an IRI does not (space,
+            // controls, `<>"{}|\^``) is one the IRI grammar rejects, so an ASCII input that
+            // parses is its own IRI; only the others are converted (and parsed again).
+            if input.is_ascii()
+                && let Ok(iri) = IriRef::parse(input)
+            {
+                return f(iri);
+            }
             let text = leiri_to_iri(input);
             f(IriRef::parse(&text).map_err(|e| fail(e.into()))?)
         }

@@ -29,7 +29,7 @@ use crate::stats::{InputFailure, RunStats};
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use encoding_rs::Encoding;
 use linksieve_iri::{InputMode, KeyForm, Level, NormalizeError, NormalizeOptions};
-use linksieve_scan::{EncodingChoice, Hit, ScanOptions, Scanner};
+use linksieve_scan::{EncodingChoice, Hit, HitRef, ScanOptions, Scanner};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;
@@ -152,20 +152,26 @@ enum Job {
     },
 }
 
-/// One link, normalized.
+/// One link, normalized. Its texts are ranges of its chunk's [`ChunkOut::text`]: a chunk's keys
+/// cross to the sink (and are freed there) as one allocation, not one per link.
 struct Item {
     fp: u128,
-    key: String,
-    /// The link as found; `None` when it is its own key (one allocation crosses to the sink,
-    /// not two).
-    original: Option<String>,
+    /// `text[start..key_end]` is the key; `text[key_end..end]` the link as found, empty when the
+    /// link is its own key.
+    start: usize,
+    key_end: usize,
+    end: usize,
     offset: u64,
     line: u64,
-    meta: Arc<StreamMeta>,
     /// uri-form fingerprints at the rungs below the chosen one (string, syntax, scheme).
     lower: [u128; 3],
     /// The lowest rung whose key already equals the final one.
     reached: Level,
+    /// The link came from a legacy encoding (keyed with NFC).
+    legacy: bool,
+    /// Later links of the same chunk with exactly this text: duplicates caught at the string
+    /// rung, counted without being keyed again.
+    repeats: u32,
 }
 
 /// A link without a key: counted by reason; listed in `--format jsonl`.
@@ -175,18 +181,60 @@ struct Rejected {
     original: String,
     offset: u64,
     line: u64,
-    meta: Arc<StreamMeta>,
 }
 
 /// What a worker returns for a chunk.
 #[derive(Default)]
 struct ChunkOut {
+    /// Where the chunk's links came from (`None` only for the reader's closing message).
+    meta: Option<Arc<StreamMeta>>,
+    /// The keys and originals of `items`, one after another.
+    text: String,
     items: Vec<Item>,
     rejected: Vec<Rejected>,
     links: u64,
     malformed: u64,
     too_long: u64,
     stats: Option<RunStats>,
+}
+
+impl ChunkOut {
+    fn key(&self, item: &Item) -> &str {
+        &self.text[item.start..item.key_end]
+    }
+
+    /// The link as found.
+    fn original(&self, item: &Item) -> &str {
+        if item.end > item.key_end {
+            &self.text[item.key_end..item.end]
+        } else {
+            self.key(item)
+        }
+    }
+}
+
+/// Hashes of the texts keyed so far in a chunk -> their item, to count exact repeats without
+/// keying them again. The hash is checked against the stored text (no false merges).
+#[derive(Default)]
+struct Repeats(std::collections::HashMap<u64, u32, std::hash::BuildHasherDefault<Prehashed>>);
+
+/// The identity hasher for keys that are already hashes.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl std::hash::Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64 keys are hashed here; fold anything else for completeness.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 /// Runs the whole job: reads `inputs`, writes new keys to `out`, returns the counters.
@@ -698,12 +746,18 @@ fn cut_point(w: &[u8], enc: &'static Encoding) -> (usize, bool) {
 
 /// A worker's job: scan (if needed) and normalize.
 fn work(job: Job, opts: &RunOptions) -> ChunkOut {
-    let mut out = ChunkOut::default();
-    let keyer = Keyer::new(opts.input, &opts.normalize);
+    let mut w = Worker {
+        opts,
+        keyer: Keyer::new(opts.input, &opts.normalize),
+        out: ChunkOut::default(),
+        repeats: Repeats::default(),
+        scratch: Default::default(),
+    };
     match job {
         Job::Hits { meta, hits, offset } => {
+            w.out.meta = Some(meta);
             for h in hits {
-                normalize_hit(&mut out, opts, &keyer, &meta, h, offset, 0);
+                w.link(&h.text, h.from_legacy, offset + h.start, h.line);
             }
         }
         Job::Scan {
@@ -715,17 +769,12 @@ fn work(job: Job, opts: &RunOptions) -> ChunkOut {
             encoding,
             mid_token,
         } => {
+            w.out.meta = Some(meta);
             let mut scanner = Scanner::new(&ScanOptions {
                 encoding: EncodingChoice::Exact(encoding),
                 decode_all: true,
                 ..opts.scan
             });
-            let mut hits = Vec::new();
-            // Malformed sequences of the body only: the look-ahead is the next chunk's body.
-            let _ = scanner.feed(&bytes[..body], &mut hits);
-            out.malformed = scanner.stats().malformed_sequences;
-            let _ = scanner.feed(&bytes[body..], &mut hits);
-            let _ = scanner.finish(&mut hits);
             // Hits that start in the look-ahead belong to the next chunk; in a chunk cut inside a
             // token, hits before the first space belong to the previous one.
             let first_space = if mid_token {
@@ -733,95 +782,121 @@ fn work(job: Job, opts: &RunOptions) -> ChunkOut {
             } else {
                 0
             };
-            // An overlong candidate that crosses the cut may be counted by both chunks.
-            out.too_long = scanner.stats().too_long;
-            for h in hits {
-                if h.start >= body as u64 || h.start < first_space {
-                    continue;
+            let mut take = |h: HitRef<'_>| {
+                if h.start < body as u64 && h.start >= first_space {
+                    w.link(h.text, h.from_legacy, offset + h.start, line - 1 + h.line);
                 }
-                normalize_hit(&mut out, opts, &keyer, &meta, h, offset, line - 1);
-            }
+            };
+            // Malformed sequences of the body only: the look-ahead is the next chunk's body.
+            let _ = scanner.feed_with(&bytes[..body], &mut take);
+            let malformed = scanner.stats().malformed_sequences;
+            let _ = scanner.feed_with(&bytes[body..], &mut take);
+            let _ = scanner.finish_with(&mut take);
+            w.out.malformed = malformed;
+            // An overlong candidate that crosses the cut may be counted by both chunks.
+            w.out.too_long = scanner.stats().too_long;
         }
     }
-    out
+    w.out
 }
 
-fn normalize_hit(
-    out: &mut ChunkOut,
-    opts: &RunOptions,
-    keyer: &Keyer,
-    meta: &Arc<StreamMeta>,
-    h: Hit,
-    offset: u64,
-    line_base: u64,
-) {
-    out.links += 1;
-    let text = if opts.html {
-        unescape_link(&h.text).into_owned()
-    } else {
-        h.text
-    };
-    let legacy = h.from_legacy;
-    let level = keyer.options().level;
-    let key = match keyer.key(&text, legacy) {
-        Ok(k) => k,
-        Err(e) => {
-            out.rejected.push(Rejected {
+/// A worker's state for one chunk.
+struct Worker<'a> {
+    opts: &'a RunOptions,
+    keyer: Keyer,
+    out: ChunkOut,
+    repeats: Repeats,
+    /// The final key in `uri` form (when the chosen form is another) and a lower rung's key.
+    scratch: [String; 2],
+}
+
+impl Worker<'_> {
+    /// Keys one link found at input offset `offset`, line `line`.
+    fn link(&mut self, found: &str, legacy: bool, offset: u64, line: u64) {
+        self.out.links += 1;
+        let unescaped = self.opts.html.then(|| unescape_link(found));
+        let text = unescaped.as_deref().unwrap_or(found);
+        let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+        if let Some(&i) = self.repeats.0.get(&hash) {
+            let item = &self.out.items[i as usize];
+            if item.legacy == legacy && self.out.original(item) == text {
+                self.out.items[i as usize].repeats += 1;
+                return;
+            }
+        }
+        let keyer = &self.keyer;
+        let level = keyer.options().level;
+        let start = self.out.text.len();
+        if let Err(e) = keyer.key_into(text, legacy, &mut self.out.text) {
+            self.out.rejected.push(Rejected {
                 reason: reason(&e),
                 error: e.to_string(),
-                original: text,
-                offset: offset + h.start,
-                line: line_base + h.line,
-                meta: meta.clone(),
+                original: text.to_owned(),
+                offset,
+                line,
             });
             return;
         }
-    };
-    // uri-form keys at the rungs below: for "duplicates caught by each rung" and `reached`.
-    let other_form = (keyer.options().form != KeyForm::Uri)
-        .then(|| keyer.uri_key(&text, legacy, level).unwrap_or_default());
-    let final_uri = other_form.as_deref().unwrap_or(&key);
-    let fp = |s: &str| linksieve_dedup::Fingerprint::of(s.as_bytes()).0;
-    // A link that is its own key is its own key at every rung below (a fixed point propagates
-    // down the ladder; crates/iri/tests/ladder_properties.rs): no rung below needs computing.
-    let (lower, reached) = if final_uri == text {
-        ([fp(&text); 3], Level::String)
-    } else {
-        let mut lower = [0u128; 3];
-        let mut reached = level;
-        for (i, rung) in [Level::String, Level::Syntax, Level::Scheme]
-            .into_iter()
-            .enumerate()
-        {
-            if rung >= level {
-                break;
+        let key_end = self.out.text.len();
+        let fp = |s: &str| linksieve_dedup::Fingerprint::of(s.as_bytes()).0;
+        // uri-form keys at the rungs below: for "duplicates caught by each rung" and `reached`.
+        let [scratch, below] = &mut self.scratch;
+        let final_uri: &str = if keyer.options().form == KeyForm::Uri {
+            &self.out.text[start..key_end]
+        } else {
+            scratch.clear();
+            let _ = keyer.uri_key_into(text, legacy, level, scratch);
+            scratch
+        };
+        // A link that is its own key is its own key at every rung below (a fixed point propagates
+        // down the ladder; crates/iri/tests/ladder_properties.rs): no rung below needs computing.
+        let (lower, reached) = if final_uri == text {
+            ([fp(text); 3], Level::String)
+        } else {
+            let mut lower = [0u128; 3];
+            let mut reached = level;
+            for (i, rung) in [Level::String, Level::Syntax, Level::Scheme]
+                .into_iter()
+                .enumerate()
+            {
+                if rung >= level {
+                    break;
+                }
+                let k = if rung == Level::String {
+                    text
+                } else {
+                    below.clear();
+                    let _ = keyer.uri_key_into(text, legacy, rung, below);
+                    below.as_str()
+                };
+                lower[i] = fp(k);
+                if k == final_uri && reached == level {
+                    reached = rung;
+                }
             }
-            let below = (rung != Level::String)
-                .then(|| keyer.uri_key(&text, legacy, rung).unwrap_or_default());
-            let k = below.as_deref().unwrap_or(&text);
-            if k == final_uri && reached == level {
-                reached = rung;
-            }
-            lower[i] = fp(k);
+            (lower, reached)
+        };
+        let key = &self.out.text[start..key_end];
+        let fp_key = fp(key);
+        // The original is stored only when it differs from its key.
+        if key != text {
+            self.out.text.push_str(text);
         }
-        (lower, reached)
-    };
-    // the text's allocation serves as the key when they are equal
-    let (key, original) = if key == text {
-        (text, None)
-    } else {
-        (key, Some(text))
-    };
-    out.items.push(Item {
-        fp: fp(&key),
-        key,
-        original,
-        offset: offset + h.start,
-        line: line_base + h.line,
-        meta: meta.clone(),
-        lower,
-        reached,
-    });
+        let i = self.out.items.len() as u32;
+        self.out.items.push(Item {
+            fp: fp_key,
+            start,
+            key_end,
+            end: self.out.text.len(),
+            offset,
+            line,
+            lower,
+            reached,
+            legacy,
+            repeats: 0,
+        });
+        self.repeats.0.insert(hash, i);
+    }
 }
 
 /// A reason for the summary: the error without its positions and characters, so that reasons
@@ -856,7 +931,9 @@ struct Sink<'a> {
     dedup: &'a mut dyn Dedup,
     out: io::BufWriter<&'a mut dyn Write>,
     lower: [linksieve_dedup::BloomSet; 3],
-    pending: VecDeque<Item>,
+    /// Chunks whose items wait for decisions; `done` of the front chunk's items are written.
+    pending: VecDeque<ChunkOut>,
+    done: usize,
     decisions: VecDeque<bool>,
     counts: Vec<(String, u64)>,
     count_index: std::collections::HashMap<u128, usize>,
@@ -876,6 +953,7 @@ impl<'a> Sink<'a> {
             out: io::BufWriter::with_capacity(1 << 16, out),
             lower: [bloom(), bloom(), bloom()],
             pending: VecDeque::new(),
+            done: 0,
             decisions: VecDeque::new(),
             counts: Vec::new(),
             count_index: Default::default(),
@@ -896,12 +974,7 @@ impl<'a> Sink<'a> {
             while let Some(out) = waiting.remove(&next) {
                 next += 1;
                 if let Some(s) = out.stats {
-                    if self.opts.format == OutputFormat::Jsonl && !self.opts.counts {
-                        for f in &s.inputs_failed {
-                            let v = serde_json::json!({"input": f.input, "error": f.error});
-                            writeln!(self.out, "{v}").map_err(RunError::Output)?;
-                        }
-                    }
+                    self.reader_done(&s)?;
                     reader_stats = s;
                     continue;
                 }
@@ -912,24 +985,39 @@ impl<'a> Sink<'a> {
         Ok(reader_stats)
     }
 
-    fn chunk(&mut self, c: ChunkOut) -> Result<(), RunError> {
+    /// The reader's closing message: its counters (and, in JSONL, the inputs it could not read).
+    fn reader_done(&mut self, s: &RunStats) -> Result<(), RunError> {
+        if self.opts.format == OutputFormat::Jsonl && !self.opts.counts {
+            for f in &s.inputs_failed {
+                let v = serde_json::json!({"input": f.input, "error": f.error});
+                writeln!(self.out, "{v}").map_err(RunError::Output)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn chunk(&mut self, mut c: ChunkOut) -> Result<(), RunError> {
         self.stats.links_found += c.links;
         self.stats.malformed_sequences += c.malformed;
         self.stats.too_long += c.too_long;
         let fps: Vec<u128> = c.items.iter().map(|i| i.fp).collect();
         self.dedup.submit(&fps, &mut self.decisions)?;
-        self.pending.extend(c.items);
+        let rejected = std::mem::take(&mut c.rejected);
+        let meta = c.meta.clone();
+        if !c.items.is_empty() {
+            self.pending.push_back(c);
+        }
         self.drain()?;
         // Diagnostics after the chunk's keys that could be written.
-        for r in c.rejected {
+        for r in rejected {
             if self.opts.format == OutputFormat::Jsonl && !self.opts.counts {
                 let v = serde_json::json!({
                     "rejected": r.original,
                     "error": r.error,
-                    "file": r.meta.input,
+                    "file": meta.as_ref().map(|m| &m.input),
                     "offset": r.offset,
                     "line": r.line,
-                    "provenance": r.meta.provenance,
+                    "provenance": meta.as_ref().and_then(|m| m.provenance.as_ref()),
                 });
                 writeln!(self.out, "{v}").map_err(RunError::Output)?;
             }
@@ -945,19 +1033,30 @@ impl<'a> Sink<'a> {
 
     /// Writes the pending items that have a decision, in order.
     fn drain(&mut self) -> Result<(), RunError> {
-        while let Some(new) = self.decisions.pop_front() {
-            let Some(item) = self.pending.pop_front() else {
-                break;
-            };
-            self.account(&item, new);
-            if new {
-                self.write(&item)?;
+        while let Some(c) = self.pending.pop_front() {
+            let mut i = self.done;
+            while i < c.items.len() {
+                let Some(new) = self.decisions.pop_front() else {
+                    break;
+                };
+                self.account(&c, &c.items[i], new);
+                if new {
+                    self.write(&c, &c.items[i])?;
+                }
+                i += 1;
             }
+            if i < c.items.len() {
+                // Decisions owed (a persistent set commits in batches): resume here.
+                self.done = i;
+                self.pending.push_front(c);
+                break;
+            }
+            self.done = 0;
         }
         Ok(())
     }
 
-    fn account(&mut self, item: &Item, new: bool) {
+    fn account(&mut self, c: &ChunkOut, item: &Item, new: bool) {
         let level = self.opts.normalize.level;
         let rungs = [Level::String, Level::Syntax, Level::Scheme];
         let mut caught = None;
@@ -973,48 +1072,62 @@ impl<'a> Sink<'a> {
         if new {
             self.stats.unique_keys += 1;
         } else {
-            self.stats.duplicate(caught.unwrap_or(level));
+            self.stats.duplicate(caught.unwrap_or(level), 1);
+        }
+        // Exact repeats in the chunk: the string rung caught them (the first one's fingerprints
+        // are in the filters now).
+        let repeats = u64::from(item.repeats);
+        if repeats > 0 {
+            self.stats.duplicate(Level::String, repeats);
         }
         if self.opts.counts {
+            let n = 1 + repeats;
             match self.count_index.get(&item.fp) {
-                Some(&i) => self.counts[i].1 += 1,
+                Some(&i) => self.counts[i].1 += n,
                 None if new => {
                     self.count_index.insert(item.fp, self.counts.len());
-                    self.counts.push((item.key.clone(), 1));
+                    self.counts.push((c.key(item).to_owned(), n));
                 }
                 None => {}
             }
         }
     }
 
-    fn write(&mut self, item: &Item) -> Result<(), RunError> {
+    fn write(&mut self, c: &ChunkOut, item: &Item) -> Result<(), RunError> {
         if self.opts.counts {
             return Ok(());
         }
         let w = &mut self.out;
+        let key = c.key(item);
+        let (input, provenance) = match &c.meta {
+            Some(m) => (m.input.as_str(), m.provenance.as_deref()),
+            None => ("", None),
+        };
         let res = match self.opts.format {
-            OutputFormat::Keys => writeln!(w, "{}", item.key),
+            OutputFormat::Keys => w
+                .write_all(key.as_bytes())
+                .and_then(|()| w.write_all(b"\n")),
             OutputFormat::Tsv => {
-                let provenance = match &item.meta.provenance {
-                    Some(target) => target.clone(),
-                    None => format!("{}:{}:{}", item.meta.input, item.line, item.offset),
+                let provenance = match provenance {
+                    Some(target) => target.to_owned(),
+                    None => format!("{input}:{}:{}", item.line, item.offset),
                 };
                 crate::write_row(
                     w,
                     Some(linksieve_dedup::Fingerprint(item.fp)),
-                    &item.key,
-                    item.original.as_deref().unwrap_or(&item.key),
+                    key,
+                    c.original(item),
                     &provenance,
                 )
             }
             OutputFormat::Jsonl => {
                 let v = serde_json::json!({
-                    "key": item.key,
-                    "original": item.original.as_deref().unwrap_or(&item.key),
-                    "file": item.meta.input,
+                    "key": key,
+                    "original": c.original(item),
+                    "file": input,
                     "offset": item.offset,
                     "line": item.line,
-                    "provenance": item.meta.provenance,
+                    "provenance": provenance,
                     "rung": item.reached.name(),
                 });
                 writeln!(w, "{v}")

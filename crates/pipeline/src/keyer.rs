@@ -1,6 +1,8 @@
 //! How a link found by the scanner gets its key, the same for `run` and `scan --format tsv`.
 
-use linksieve_iri::{InputMode, KeyForm, Level, NormalizeError, NormalizeOptions, normalize_str};
+use linksieve_iri::{
+    InputMode, KeyForm, Level, NormalizeError, NormalizeOptions, normalize_str, normalize_str_into,
+};
 
 /// Keys found links: in the chosen rung and form, and in the `uri` form at every rung (for the
 /// per-rung duplicate counts). A link transcoded from a legacy encoding is keyed with NFC
@@ -68,6 +70,49 @@ impl Keyer {
         normalize_str(text, self.input, &self.chosen[usize::from(legacy)])
     }
 
+    /// [`Keyer::key`], appended to `out` (left as it was on an error): many keys in one buffer.
+    ///
+    /// ```
+    /// use linksieve_iri::{InputMode, NormalizeOptions};
+    /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
+    /// let mut buf = String::new();
+    /// k.key_into("HTTP://A.example", false, &mut buf).unwrap();
+    /// assert!(k.key_into("http://%zz", false, &mut buf).is_err());
+    /// assert_eq!(buf, "http://a.example/");
+    /// ```
+    pub fn key_into(
+        &self,
+        text: &str,
+        legacy: bool,
+        out: &mut String,
+    ) -> Result<(), NormalizeError> {
+        normalize_str_into(text, self.input, &self.chosen[usize::from(legacy)], out)
+    }
+
+    /// [`Keyer::uri_key`], appended to `out` (left as it was on an error).
+    ///
+    /// ```
+    /// use linksieve_iri::{InputMode, Level, NormalizeOptions};
+    /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
+    /// let mut buf = String::new();
+    /// k.uri_key_into("HTTP://A.example", false, Level::Syntax, &mut buf).unwrap();
+    /// assert_eq!(buf, "http://a.example");
+    /// ```
+    pub fn uri_key_into(
+        &self,
+        text: &str,
+        legacy: bool,
+        level: Level,
+        out: &mut String,
+    ) -> Result<(), NormalizeError> {
+        normalize_str_into(text, self.input, self.uri_options(legacy, level), out)
+    }
+
+    fn uri_options(&self, legacy: bool, level: Level) -> &NormalizeOptions {
+        let rung = Level::ALL.iter().position(|&l| l == level).unwrap_or(0);
+        &self.uri[usize::from(legacy)][rung]
+    }
+
     /// The `uri`-form key of `text` at `level`.
     ///
     /// ```
@@ -81,7 +126,6 @@ impl Keyer {
         legacy: bool,
         level: Level,
     ) -> Result<String, NormalizeError> {
-        let rung = Level::ALL.iter().position(|&l| l == level).unwrap_or(0);
-        normalize_str(text, self.input, &self.uri[usize::from(legacy)][rung])
+        normalize_str(text, self.input, self.uri_options(legacy, level))
     }
 }

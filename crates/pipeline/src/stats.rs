@@ -79,9 +79,9 @@ impl RunStats {
     }
 
     /// Counts a duplicate caught at `rung`.
-    pub(crate) fn duplicate(&mut self, rung: Level) {
-        self.duplicates += 1;
-        *self.duplicates_by_rung.entry(rung.name()).or_default() += 1;
+    pub(crate) fn duplicate(&mut self, rung: Level, n: u64) {
+        self.duplicates += n;
+        *self.duplicates_by_rung.entry(rung.name()).or_default() += n;
     }
 
     /// Links rejected in total.

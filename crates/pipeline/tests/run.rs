@@ -8,7 +8,7 @@ use linksieve_iri::{KeyForm, Level, NormalizeOptions, normalize_str};
 use linksieve_pipeline::dedup::{ApproxDedup, Dedup, MemoryDedup, PersistentDedup, SpillDedup};
 use linksieve_pipeline::{InputSpec, OutputFormat, RunOptions, RunStats, run};
 use linksieve_scan::scan_bytes;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -112,6 +112,66 @@ fn keys_equal_the_reference_for_every_thread_count_and_chunk_size() {
             stats.unique_keys + stats.duplicates + stats.rejected_total(),
             stats.links_found
         );
+    }
+}
+
+/// `--counts` and the per-rung split of the duplicates do not depend on the chunking (workers
+/// count a chunk's exact repeats without keying them again; the sink adds them to the string
+/// rung), and the counts equal the reference's.
+#[test]
+fn counts_and_rungs_are_the_same_for_every_chunking() {
+    let files = inputs();
+    let base = RunOptions {
+        counts: true,
+        normalize: NormalizeOptions {
+            level: Level::Protocol,
+            ..Default::default()
+        },
+        ..RunOptions::default()
+    };
+    let mut order: Vec<String> = Vec::new();
+    let mut counts: HashMap<String, u64> = HashMap::new();
+    for f in &files {
+        let bytes = std::fs::read(f).expect("read corpus");
+        for h in scan_bytes(&bytes, &base.scan).hits {
+            let mut n = base.normalize.clone();
+            n.nfc |= h.from_legacy;
+            if let Ok(k) = normalize_str(&h.text, base.input, &n) {
+                let c = counts.entry(k.clone()).or_default();
+                if *c == 0 {
+                    order.push(k);
+                }
+                *c += 1;
+            }
+        }
+    }
+    let want: String = order
+        .iter()
+        .map(|k| format!("{}\t{}\n", linksieve_pipeline::tsv(k), counts[k]))
+        .collect();
+    assert!(
+        counts.values().any(|&n| n > 100),
+        "the corpora repeat links"
+    );
+    let mut rungs = None;
+    for (threads, chunk) in [(1, 1 << 20), (2, 4096), (3, 65536)] {
+        let opts = RunOptions {
+            threads,
+            chunk_size: chunk,
+            ..base.clone()
+        };
+        let (got, stats) = go(&files, &opts, &mut MemoryDedup::default());
+        assert!(
+            got == want,
+            "counts differ from the reference with {threads} threads, chunk {chunk}: {}",
+            first_diff(&got, &want)
+        );
+        let split = stats.duplicates_by_rung.clone();
+        assert_eq!(split.values().sum::<u64>(), stats.duplicates);
+        match &rungs {
+            None => rungs = Some(split),
+            Some(r) => assert_eq!(&split, r, "{threads} threads, chunk {chunk}"),
+        }
     }
 }
 
