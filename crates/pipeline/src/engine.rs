@@ -265,6 +265,58 @@ pub fn run(
     } else {
         opts.threads
     };
+    let mut stats = RunStats::default();
+    let mut sink = Sink::new(opts, dedup, out);
+    let reader_stats = if threads == 1 {
+        sequential(inputs, opts, &mut sink, progress, cancel)?
+    } else {
+        parallel(inputs, opts, threads, &mut sink, progress, cancel)?
+    };
+    sink.finish()?;
+    stats.merge_reader(reader_stats);
+    sink.fill(&mut stats);
+    Ok(stats)
+}
+
+/// One thread (`-j1`): the reader hands each chunk to the worker code and then to the sink on
+/// the calling thread, in order; no queue, no hand-off (like ripgrep's `-j1`). For one process
+/// per core, as the Spark driver runs it.
+fn sequential(
+    inputs: &[InputSpec],
+    opts: &RunOptions,
+    sink: &mut Sink<'_>,
+    progress: &Progress,
+    cancel: &Arc<AtomicBool>,
+) -> Result<RunStats, RunError> {
+    let mut r = Reader {
+        opts,
+        dispatch: Dispatch::Inline(sink),
+        error: None,
+        seq: 0,
+        stats: RunStats::default(),
+        progress,
+        cancel,
+    };
+    r.read_all(inputs);
+    let (stats, error) = (std::mem::take(&mut r.stats), r.error.take());
+    drop(r);
+    if let Some(e) = error {
+        return Err(e);
+    }
+    sink.reader_done(&stats)?;
+    Ok(stats)
+}
+
+/// `threads` workers: the reader on its own thread, rayon workers, the sink on the calling
+/// thread taking chunk results in sequence order.
+fn parallel(
+    inputs: &[InputSpec],
+    opts: &RunOptions,
+    threads: usize,
+    sink: &mut Sink<'_>,
+    progress: &Progress,
+    cancel: &Arc<AtomicBool>,
+) -> Result<RunStats, RunError> {
     let in_flight = if opts.in_flight == 0 {
         4 * threads
     } else {
@@ -281,39 +333,36 @@ pub fn run(
         let _ = token_tx.send(());
     }
     let (result_tx, result_rx) = unbounded::<(u64, ChunkOut)>();
-    let mut stats = RunStats::default();
-    let mut sink = Sink::new(opts, dedup, out);
-    let reader_stats = std::thread::scope(|scope| -> Result<RunStats, RunError> {
+    std::thread::scope(|scope| -> Result<RunStats, RunError> {
         let reader_tx = result_tx.clone();
         let (pool, token_rx) = (&pool, &token_rx);
         let reader = scope.spawn(move || {
             let mut r = Reader {
                 opts,
-                pool,
-                token_rx,
-                result_tx: reader_tx,
+                dispatch: Dispatch::Pool {
+                    pool,
+                    token_rx,
+                    result_tx: reader_tx,
+                },
+                error: None,
                 seq: 0,
                 stats: RunStats::default(),
                 progress,
                 cancel,
             };
-            for spec in inputs {
-                if cancel.load(Ordering::Relaxed) {
-                    r.stats.interrupted = true;
-                    break;
-                }
-                r.input(spec);
-            }
+            r.read_all(inputs);
             // The last message carries the reader's counters.
             let seq = r.seq;
             let stats = std::mem::take(&mut r.stats);
-            let _ = r.result_tx.send((
-                seq,
-                ChunkOut {
-                    stats: Some(stats),
-                    ..ChunkOut::default()
-                },
-            ));
+            if let Dispatch::Pool { result_tx, .. } = &r.dispatch {
+                let _ = result_tx.send((
+                    seq,
+                    ChunkOut {
+                        stats: Some(stats),
+                        ..ChunkOut::default()
+                    },
+                ));
+            }
             drop(r);
         });
         drop(result_tx);
@@ -331,11 +380,7 @@ pub fn run(
         }
         let _ = reader.join();
         res
-    })?;
-    sink.finish()?;
-    stats.merge_reader(reader_stats);
-    sink.fill(&mut stats);
-    Ok(stats)
+    })
 }
 
 impl RunStats {
@@ -349,12 +394,12 @@ impl RunStats {
     }
 }
 
-/// The reader thread's state.
-struct Reader<'a> {
+/// The reader's state.
+struct Reader<'a, 's> {
     opts: &'a RunOptions,
-    pool: &'a rayon::ThreadPool,
-    token_rx: &'a Receiver<()>,
-    result_tx: Sender<(u64, ChunkOut)>,
+    dispatch: Dispatch<'a, 's>,
+    /// The sink's error, inline: it stops the reading.
+    error: Option<RunError>,
     seq: u64,
     stats: RunStats,
     progress: &'a Progress,
@@ -370,7 +415,29 @@ fn cuttable(enc: &'static Encoding) -> bool {
         && enc != encoding_rs::REPLACEMENT
 }
 
-impl Reader<'_> {
+/// Where the reader's chunks go.
+enum Dispatch<'a, 's> {
+    /// To rayon workers, at most `in_flight` chunks alive (tokens), results to the sink's queue.
+    Pool {
+        pool: &'a rayon::ThreadPool,
+        token_rx: &'a Receiver<()>,
+        result_tx: Sender<(u64, ChunkOut)>,
+    },
+    /// Worked and sunk at once on this thread.
+    Inline(&'a mut Sink<'s>),
+}
+
+impl Reader<'_, '_> {
+    fn read_all(&mut self, inputs: &[InputSpec]) {
+        for spec in inputs {
+            if self.cancel.load(Ordering::Relaxed) {
+                self.stats.interrupted = true;
+                break;
+            }
+            self.input(spec);
+        }
+    }
+
     fn input(&mut self, spec: &InputSpec) {
         let name = spec.name();
         let (r, _compression) = match open_input(spec) {
@@ -474,17 +541,35 @@ impl Reader<'_> {
     /// Takes a token (waits while `in_flight` chunks are alive) and gives the job a sequence
     /// number.
     fn submit(&mut self, job: Job) {
-        if self.token_rx.recv().is_err() {
-            return;
+        match &mut self.dispatch {
+            Dispatch::Pool {
+                pool,
+                token_rx,
+                result_tx,
+            } => {
+                if token_rx.recv().is_err() {
+                    return;
+                }
+                let seq = self.seq;
+                self.seq += 1;
+                let tx = result_tx.clone();
+                let opts = self.opts.clone();
+                pool.spawn(move || {
+                    let out = work(job, &opts);
+                    let _ = tx.send((seq, out));
+                });
+            }
+            Dispatch::Inline(sink) => {
+                if self.error.is_some() {
+                    return;
+                }
+                if let Err(e) = sink.chunk(work(job, self.opts)) {
+                    self.error = Some(e);
+                    // Stop reading: nothing more can be written.
+                    self.cancel.store(true, Ordering::Relaxed);
+                }
+            }
         }
-        let seq = self.seq;
-        self.seq += 1;
-        let tx = self.result_tx.clone();
-        let opts = self.opts.clone();
-        self.pool.spawn(move || {
-            let out = work(job, &opts);
-            let _ = tx.send((seq, out));
-        });
     }
 
     /// Reads one stream to its end, cutting it into chunks; returns the bytes read.
