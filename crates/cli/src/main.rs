@@ -33,6 +33,8 @@ enum Command {
     Check(iri_cmds::PlainArgs),
     /// The main job: find every IRI in the inputs, key it on the ladder, write each key once
     Run(Box<run_cmd::RunArgs>),
+    /// The dedup stage alone: each distinct line once, in first-occurrence order (keys made elsewhere)
+    Dedup(Box<run_cmd::DedupArgs>),
     /// Find IRIs in running text
     Scan(scan_cmd::ScanArgs),
     /// Normalize IRIs to keys on a rung of the comparison ladder (draft-ietf-iri-comparison 4)
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::ToIri(a) => iri_cmds::to_iri(a),
         Command::Check(a) => iri_cmds::check(a),
         Command::Run(a) => run_cmd::run(a),
+        Command::Dedup(a) => run_cmd::dedup(a),
         Command::Scan(a) => scan_cmd::run(a),
         Command::Normalize(a) => ladder_cmds::normalize(a),
         Command::Compare(a) => ladder_cmds::compare(a),

@@ -5,12 +5,13 @@ use crate::ladder_cmds::{FormArg, LadderArgs, options, store_identity};
 use crate::lines::Mode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use linksieve_dedup::{Abandoned, PersistentOptions, PersistentSet, SpillConfig};
+use linksieve_dedup::{Abandoned, PersistentOptions, PersistentSet, SpillConfig, StoreIdentity};
+use linksieve_iri::InputMode;
 use linksieve_pipeline::dedup::{ApproxDedup, Dedup, MemoryDedup, PersistentDedup, SpillDedup};
 use linksieve_pipeline::{InputSpec, OutputFormat, RunError, RunOptions, expand_inputs};
 use linksieve_scan::{EncodingChoice, ScanOptions};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -70,21 +71,8 @@ pub struct RunArgs {
     /// Bytes per chunk of input (e.g. 1M).
     #[arg(long, default_value = "1M", value_parser = parse_size, value_name = "SIZE")]
     chunk_size: usize,
-    /// Seen-set.
-    #[arg(long, value_enum, default_value_t = DedupArg::Memory)]
-    dedup: DedupArg,
-    /// Memory budget of `--dedup spill` (e.g. 512M).
-    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
-    memory: Option<usize>,
-    /// False-positive rate of `--dedup approx`.
-    #[arg(long, default_value_t = 0.001, value_name = "P")]
-    fp_rate: f64,
-    /// Expected unique keys, to size `--dedup approx`.
-    #[arg(long, default_value_t = 10_000_000, value_name = "N")]
-    expected: u64,
-    /// A persistent seen-set: only keys no earlier run wrote are written.
-    #[arg(long, value_name = "PATH")]
-    seen: Option<PathBuf>,
+    #[command(flatten)]
+    seen: SeenArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = RunFormat::Keys)]
     format: RunFormat,
@@ -102,6 +90,201 @@ pub struct RunArgs {
     quiet: bool,
     /// Inputs: files, directories (recursive), `-` for stdin (the default).
     inputs: Vec<PathBuf>,
+}
+
+/// The seen-set options, shared by `run` and `dedup`.
+#[derive(Args, Debug)]
+pub struct SeenArgs {
+    /// Seen-set.
+    #[arg(long, value_enum, default_value_t = DedupArg::Memory)]
+    dedup: DedupArg,
+    /// Memory budget of `--dedup spill` (e.g. 512M).
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    memory: Option<usize>,
+    /// False-positive rate of `--dedup approx`.
+    #[arg(long, default_value_t = 0.001, value_name = "P")]
+    fp_rate: f64,
+    /// Expected unique keys, to size `--dedup approx`.
+    #[arg(long, default_value_t = 10_000_000, value_name = "N")]
+    expected: u64,
+    /// A persistent seen-set: only keys no earlier run wrote are written.
+    #[arg(long, value_name = "PATH")]
+    seen: Option<PathBuf>,
+}
+
+impl SeenArgs {
+    /// The seen-set these options ask for; a persistent one is opened with `id` (and refuses a
+    /// store made with another). `atomic`: the output goes to a file renamed into place at the
+    /// end (`--out`) rather than to a stream.
+    fn open(&self, id: &StoreIdentity, atomic: bool) -> Result<Box<dyn Dedup>> {
+        if self.memory.is_some() && self.dedup != DedupArg::Spill {
+            bail!("--memory sets the budget of --dedup spill");
+        }
+        let Some(path) = &self.seen else {
+            return Ok(match self.dedup {
+                DedupArg::Memory => Box::new(MemoryDedup::default()),
+                DedupArg::Spill => {
+                    let budget = self.memory.unwrap_or(512 << 20);
+                    Box::new(SpillDedup::new(SpillConfig::new(budget))?)
+                }
+                DedupArg::Approx => Box::new(ApproxDedup::new(self.expected, self.fp_rate)?),
+            });
+        };
+        // With --out the output of a killed run is never renamed into place, so keys it committed
+        // must count as new again; on a stream they were (probably) printed.
+        let abandoned = if atomic {
+            Abandoned::New
+        } else {
+            Abandoned::Seen
+        };
+        let set = PersistentSet::open(
+            path,
+            id,
+            PersistentOptions {
+                abandoned,
+                ..Default::default()
+            },
+        )
+        .with_context(|| format!("--seen {}", path.display()))?;
+        // Atomic output: large batches (fast). A stream: commit each chunk, so that a kill -9
+        // leaves at most one chunk's keys committed but not written.
+        let batch = if atomic {
+            linksieve_pipeline::dedup::PERSISTENT_BATCH
+        } else {
+            0
+        };
+        Ok(Box::new(PersistentDedup::new(set, batch)))
+    }
+}
+
+/// `linksieve dedup`: the dedup stage alone, on lines.
+#[derive(Args, Debug)]
+pub struct DedupArgs {
+    #[command(flatten)]
+    seen: SeenArgs,
+    /// With --seen: the rung, rules and form the lines were keyed with (the store's identity).
+    #[command(flatten)]
+    ladder: LadderArgs,
+    /// With --seen: the form the lines were keyed in.
+    #[arg(long, value_enum, default_value_t = FormArg::Uri)]
+    form: FormArg,
+    /// Write the output to FILE atomically (a temporary file renamed at the end).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Write the summary as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
+    /// No summary on stderr.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// Inputs: files, directories (recursive), `-` for stdin (the default).
+    inputs: Vec<PathBuf>,
+}
+
+/// Runs `linksieve dedup`: exit 0, 1 when an input could not be read, 130 after SIGINT.
+pub fn dedup(a: &DedupArgs) -> Result<ExitCode> {
+    let normalize = options(&a.ladder, InputMode::Strict, a.form.into())?;
+    let (inputs, problems) = expand_inputs(&input_args(&a.inputs));
+    let mut dedup = a.seen.open(&store_identity(&normalize), a.out.is_some())?;
+    let cancel = cancel_on_sigint()?;
+    let (mut out, tmp) = open_output(a.out.as_deref())?;
+    let mut result = linksieve_pipeline::dedup_lines(&inputs, dedup.as_mut(), &mut out, &cancel);
+    if result.is_ok()
+        && let Err(e) = out.flush()
+    {
+        result = Err(RunError::Output(e));
+    }
+    drop(out);
+    let mut stats = match result {
+        Ok(s) => s,
+        Err(RunError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(e) => return Err(e.into()),
+    };
+    finish_output(tmp, a.out.as_deref(), dedup.as_mut())?;
+    stats
+        .inputs_failed
+        .extend(problems.into_iter().map(failure));
+    if let Some(path) = &a.stats {
+        std::fs::write(path, stats.to_json())
+            .with_context(|| format!("--stats {}", path.display()))?;
+    }
+    if !a.quiet {
+        eprint!("{}", stats.summary());
+    }
+    Ok(exit_code(
+        stats.interrupted,
+        !stats.inputs_failed.is_empty(),
+    ))
+}
+
+/// The inputs, `-` (stdin) when none is given.
+fn input_args(inputs: &[PathBuf]) -> Vec<PathBuf> {
+    if inputs.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        inputs.to_vec()
+    }
+}
+
+/// First SIGINT: the returned flag is set (stop reading, flush, summary, exit 130); a second one
+/// ends the process at once.
+fn cancel_on_sigint() -> Result<Arc<AtomicBool>> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register_conditional_shutdown(
+        signal_hook::consts::SIGINT,
+        130,
+        cancel.clone(),
+    )?;
+    signal_hook::flag::register(signal_hook::consts::SIGINT, cancel.clone())?;
+    Ok(cancel)
+}
+
+/// Standard output, or a temporary file beside `path` that [`finish_output`] renames into place.
+fn open_output(path: Option<&Path>) -> Result<(Box<dyn Write>, Option<tempfile_path::Tmp>)> {
+    Ok(match path {
+        Some(path) => {
+            let tmp = tempfile_path::Tmp::create(path)?;
+            (Box::new(tmp.file()?), Some(tmp))
+        }
+        None => (Box::new(std::io::stdout().lock()), None),
+    })
+}
+
+/// After a successful run: the output file into place, then (only then) the persistent set's
+/// keys marked final (after SIGINT too: every key committed to the store was written before the
+/// run returned).
+fn finish_output(
+    tmp: Option<tempfile_path::Tmp>,
+    path: Option<&Path>,
+    dedup: &mut dyn Dedup,
+) -> Result<()> {
+    if let (Some(tmp), Some(path)) = (tmp, path) {
+        tmp.persist(path)?;
+    }
+    if let Some(p) = dedup.as_persistent() {
+        p.complete()?;
+    }
+    Ok(())
+}
+
+fn failure(p: linksieve_pipeline::InputProblem) -> linksieve_pipeline::InputFailure {
+    linksieve_pipeline::InputFailure {
+        input: p.path.display().to_string(),
+        error: p.error.to_string(),
+    }
+}
+
+/// 130 after SIGINT, 1 when an input could not be read, else 0.
+fn exit_code(interrupted: bool, failed: bool) -> ExitCode {
+    if interrupted {
+        ExitCode::from(130)
+    } else if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// `512`, `64K`, `1M`, `2G` (powers of 1024).
@@ -132,9 +315,6 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let normalize = options(&a.ladder, mode, a.form.into())?;
     let encoding =
         EncodingChoice::from_label(&a.encoding).map_err(|e| anyhow::anyhow!("--encoding: {e}"))?;
-    if a.memory.is_some() && a.dedup != DedupArg::Spill {
-        bail!("--memory sets the budget of --dedup spill");
-    }
     let opts = RunOptions {
         threads: a.threads,
         chunk_size: a.chunk_size,
@@ -156,68 +336,14 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         },
         counts: a.counts,
     };
-    let args = if a.inputs.is_empty() {
-        vec![PathBuf::from("-")]
-    } else {
-        a.inputs.clone()
-    };
-    let (inputs, problems) = expand_inputs(&args);
-    let mut persistent = None;
-    let mut dedup: Box<dyn Dedup> = if let Some(path) = &a.seen {
-        let id = store_identity(&opts.normalize);
-        // With --out the output of a killed run is never renamed into place, so keys it committed
-        // must count as new again; on a stream they were (probably) printed.
-        let abandoned = if a.out.is_some() {
-            Abandoned::New
-        } else {
-            Abandoned::Seen
-        };
-        let set = PersistentSet::open(
-            path,
-            &id,
-            PersistentOptions {
-                abandoned,
-                ..Default::default()
-            },
-        )
-        .with_context(|| format!("--seen {}", path.display()))?;
-        persistent = Some(());
-        // Atomic output: large batches (fast). A stream: commit each chunk, so that a kill -9
-        // leaves at most one chunk's keys committed but not written.
-        let batch = if a.out.is_some() {
-            linksieve_pipeline::dedup::PERSISTENT_BATCH
-        } else {
-            0
-        };
-        Box::new(PersistentDedup::new(set, batch))
-    } else {
-        match a.dedup {
-            DedupArg::Memory => Box::new(MemoryDedup::default()),
-            DedupArg::Spill => {
-                let budget = a.memory.unwrap_or(512 << 20);
-                Box::new(SpillDedup::new(SpillConfig::new(budget))?)
-            }
-            DedupArg::Approx => Box::new(ApproxDedup::new(a.expected, a.fp_rate)?),
-        }
-    };
-    let cancel = Arc::new(AtomicBool::new(false));
-    // First SIGINT: stop reading, flush, summary, exit 130; a second one ends at once.
-    signal_hook::flag::register_conditional_shutdown(
-        signal_hook::consts::SIGINT,
-        130,
-        cancel.clone(),
-    )?;
-    signal_hook::flag::register(signal_hook::consts::SIGINT, cancel.clone())?;
+    let (inputs, problems) = expand_inputs(&input_args(&a.inputs));
+    let mut dedup = a
+        .seen
+        .open(&store_identity(&opts.normalize), a.out.is_some())?;
+    let cancel = cancel_on_sigint()?;
     let progress: Arc<AtomicU64> = Arc::default();
     let bar = progress_bar(&inputs, &progress, a.quiet);
-
-    let (mut out, tmp): (Box<dyn Write>, Option<tempfile_path::Tmp>) = match &a.out {
-        Some(path) => {
-            let tmp = tempfile_path::Tmp::create(path)?;
-            (Box::new(tmp.file()?), Some(tmp))
-        }
-        None => (Box::new(std::io::stdout().lock()), None),
-    };
+    let (mut out, tmp) = open_output(a.out.as_deref())?;
     let mut result =
         linksieve_pipeline::run(&inputs, &opts, dedup.as_mut(), &mut out, &progress, &cancel);
     if result.is_ok()
@@ -237,20 +363,10 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         }
         Err(e) => return Err(e.into()),
     };
-    if let (Some(tmp), Some(path)) = (tmp, &a.out) {
-        tmp.persist(path)?;
-    }
-    if persistent.is_some() {
-        // Only a run whose output is in place marks its keys as final (after SIGINT too: every
-        // key committed to the store was written before the run returned).
-        dedup_complete(dedup.as_mut())?;
-    }
-    for p in problems {
-        stats.inputs_failed.push(linksieve_pipeline::InputFailure {
-            input: p.path.display().to_string(),
-            error: p.error.to_string(),
-        });
-    }
+    finish_output(tmp, a.out.as_deref(), dedup.as_mut())?;
+    stats
+        .inputs_failed
+        .extend(problems.into_iter().map(failure));
     if let Some(path) = &a.stats {
         std::fs::write(path, stats.to_json())
             .with_context(|| format!("--stats {}", path.display()))?;
@@ -258,20 +374,10 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     if !a.quiet {
         eprint!("{}", stats.summary());
     }
-    Ok(if stats.interrupted {
-        ExitCode::from(130)
-    } else if !stats.inputs_failed.is_empty() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-fn dedup_complete(d: &mut dyn Dedup) -> Result<()> {
-    if let Some(p) = d.as_persistent() {
-        p.complete()?;
-    }
-    Ok(())
+    Ok(exit_code(
+        stats.interrupted,
+        !stats.inputs_failed.is_empty(),
+    ))
 }
 
 /// A progress bar on stderr when it is a terminal (silent otherwise).

@@ -10,6 +10,7 @@ pub mod dedup;
 mod engine;
 mod html;
 mod keyer;
+mod lines;
 mod row;
 mod source;
 mod stats;
@@ -17,6 +18,7 @@ mod stats;
 pub use engine::{OutputFormat, Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
 pub use keyer::Keyer;
+pub use lines::{DedupStats, dedup_lines};
 pub use row::{tsv, write_row};
 pub use source::{
     Compression, InputProblem, InputSpec, WarcError, WarcHeader, charset_of, decompress,

@@ -1,0 +1,291 @@
+//! `linksieve dedup`: the dedup stage alone. Lines in (keys made elsewhere: `linksieve
+//! normalize`, an older run, another tool), each distinct line out once, in the order of first
+//! occurrence, through the same seen-sets as `linksieve run` (memory, spill, approx, persistent).
+//! Lines are compared as bytes (a CR before the LF is part of the line), fingerprinted with the
+//! same 128-bit hash as keys, so a persistent store is shared with `run --seen`.
+
+use crate::dedup::Dedup;
+use crate::engine::RunError;
+use crate::source::{InputSpec, open_input};
+use crate::stats::InputFailure;
+use linksieve_dedup::Fingerprint;
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Bytes of complete lines fingerprinted and submitted to the seen-set at once.
+const BATCH: usize = 1 << 20;
+
+/// Counters of one [`dedup_lines`] run (the summary on stderr, `--stats FILE` as JSON).
+///
+/// ```
+/// let s = linksieve_pipeline::DedupStats::default();
+/// assert!(s.summary().contains("lines: 0"));
+/// assert!(s.to_json().contains("\"unique\": 0"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct DedupStats {
+    /// Inputs (files, stdin) opened.
+    pub inputs: u64,
+    /// Inputs that could not be read (or not to their end), with the reason.
+    pub inputs_failed: Vec<InputFailure>,
+    /// Bytes read, after decompression.
+    pub bytes_read: u64,
+    /// Lines read.
+    pub lines: u64,
+    /// Lines written (first occurrences).
+    pub unique: u64,
+    /// Lines seen before (in this run or, with a persistent set, an earlier one).
+    pub duplicates: u64,
+    /// Keys in the persistent seen-set when the run started.
+    pub store_keys_at_open: Option<u64>,
+    /// `approx` mode: the expected number of new lines wrongly dropped as seen.
+    pub expected_false_drops: Option<f64>,
+    /// Heap memory of the seen-set at the end, in bytes.
+    pub seen_set_bytes: u64,
+    /// Stopped early by SIGINT.
+    pub interrupted: bool,
+}
+
+impl DedupStats {
+    /// The summary as text, one fact a line.
+    ///
+    /// ```
+    /// let s = linksieve_pipeline::DedupStats { lines: 3, unique: 2, duplicates: 1, ..Default::default() };
+    /// assert!(s.summary().contains("unique: 2"));
+    /// ```
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "inputs: {} ({} failed)\nbytes read: {}\nlines: {}\nunique: {}\nduplicates: {}\n",
+            self.inputs,
+            self.inputs_failed.len(),
+            self.bytes_read,
+            self.lines,
+            self.unique,
+            self.duplicates
+        );
+        if self.unique > 0 {
+            s += &format!(
+                "seen-set memory: {} bytes ({:.1} bytes per unique line)\n",
+                self.seen_set_bytes,
+                self.seen_set_bytes as f64 / self.unique as f64
+            );
+        }
+        if let Some(n) = self.store_keys_at_open {
+            s += &format!("keys in the store before this run: {n}\n");
+        }
+        if let Some(x) = self.expected_false_drops {
+            s += &format!("expected new lines wrongly dropped (approx): {x:.3}\n");
+        }
+        for f in &self.inputs_failed {
+            s += &format!("input failed: {}: {}\n", f.input, f.error);
+        }
+        if self.interrupted {
+            s += "interrupted: the output holds what was read before\n";
+        }
+        s
+    }
+
+    /// The counters as pretty-printed JSON.
+    ///
+    /// ```
+    /// assert!(linksieve_pipeline::DedupStats::default().to_json().starts_with('{'));
+    /// ```
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+/// Lines of one batch waiting for their decisions: `bytes[ends[i-1]..ends[i]]` is line `i`
+/// (without its LF); `done` lines are written.
+struct Batch {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+    done: usize,
+}
+
+/// Writes each distinct line of `inputs` once to `out`, in the order of first occurrence
+/// (gzip, zstd and bzip2 inputs are recognised by content). A line without a final LF gets one.
+/// `cancel` stops reading (SIGINT); what was read is still written.
+///
+/// ```
+/// use linksieve_pipeline::{dedup_lines, InputSpec, dedup::MemoryDedup};
+/// let dir = std::env::temp_dir().join(format!("ls-dedup-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let f = dir.join("keys.txt");
+/// std::fs::write(&f, "http://a/\nhttp://b/\nhttp://a/\nhttp://c/").unwrap();
+/// let mut out = Vec::new();
+/// let stats = dedup_lines(&[InputSpec::File(f)], &mut MemoryDedup::default(), &mut out, &Default::default()).unwrap();
+/// assert_eq!(String::from_utf8(out).unwrap(), "http://a/\nhttp://b/\nhttp://c/\n");
+/// assert_eq!((stats.lines, stats.unique, stats.duplicates), (4, 3, 1));
+/// std::fs::remove_dir_all(dir).unwrap();
+/// ```
+pub fn dedup_lines(
+    inputs: &[InputSpec],
+    dedup: &mut dyn Dedup,
+    out: &mut dyn Write,
+    cancel: &AtomicBool,
+) -> Result<DedupStats, RunError> {
+    let mut d = LineDedup {
+        dedup,
+        out: io::BufWriter::with_capacity(1 << 16, out),
+        pending: VecDeque::new(),
+        decisions: VecDeque::new(),
+        fps: Vec::new(),
+        stats: DedupStats::default(),
+    };
+    for spec in inputs {
+        if cancel.load(Ordering::Relaxed) {
+            d.stats.interrupted = true;
+            break;
+        }
+        let (mut r, _) = match open_input(spec) {
+            Ok(x) => x,
+            Err(e) => {
+                d.failed(spec, &e);
+                continue;
+            }
+        };
+        d.stats.inputs += 1;
+        if let Some(e) = d.input(&mut r, cancel)? {
+            d.failed(spec, &e);
+        }
+    }
+    d.dedup.finish(&mut d.decisions)?;
+    d.drain()?;
+    d.out.flush().map_err(RunError::Output)?;
+    let mut stats = d.stats;
+    stats.store_keys_at_open = d.dedup.store_keys_at_open();
+    stats.expected_false_drops = d.dedup.expected_false_drops();
+    stats.seen_set_bytes = d.dedup.memory_bytes() as u64;
+    Ok(stats)
+}
+
+struct LineDedup<'a> {
+    dedup: &'a mut dyn Dedup,
+    out: io::BufWriter<&'a mut dyn Write>,
+    pending: VecDeque<Batch>,
+    decisions: VecDeque<bool>,
+    fps: Vec<u128>,
+    stats: DedupStats,
+}
+
+impl LineDedup<'_> {
+    fn failed(&mut self, spec: &InputSpec, e: &io::Error) {
+        self.stats.inputs_failed.push(InputFailure {
+            input: spec.name(),
+            error: e.to_string(),
+        });
+    }
+
+    /// One input, batch by batch. A read error ends the input after what was read before it and
+    /// is returned as `Ok(Some(error))`; an output or seen-set error ends the run.
+    fn input(
+        &mut self,
+        r: &mut dyn BufRead,
+        cancel: &AtomicBool,
+    ) -> Result<Option<io::Error>, RunError> {
+        let mut carry: Vec<u8> = Vec::new();
+        loop {
+            if cancel.load(Ordering::Relaxed) {
+                self.stats.interrupted = true;
+                return Ok(None);
+            }
+            // The carried part of a line, then BATCH more bytes (a line longer than a batch
+            // grows the buffer until its end).
+            let mut bytes = std::mem::take(&mut carry);
+            let want = bytes.len() + BATCH;
+            bytes.reserve(BATCH);
+            let mut eof = false;
+            let mut err = None;
+            while bytes.len() < want && !eof {
+                match r.fill_buf() {
+                    Ok([]) => eof = true,
+                    Ok(b) => {
+                        let n = b.len().min(want - bytes.len());
+                        bytes.extend_from_slice(&b[..n]);
+                        r.consume(n);
+                        self.stats.bytes_read += n as u64;
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        err = Some(e);
+                        eof = true;
+                    }
+                }
+            }
+            // Complete lines now; the part after the last LF waits for more (or the end).
+            let whole = if eof {
+                bytes.len()
+            } else {
+                memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1)
+            };
+            carry.extend_from_slice(&bytes[whole..]);
+            bytes.truncate(whole);
+            self.batch(bytes)?;
+            if err.is_some() || eof {
+                return Ok(err);
+            }
+        }
+    }
+
+    /// Fingerprints the lines of `bytes` (complete lines; the last may lack its LF), asks the
+    /// seen-set, writes what it can.
+    fn batch(&mut self, bytes: Vec<u8>) -> Result<(), RunError> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let mut ends = Vec::with_capacity(bytes.len() / 32);
+        self.fps.clear();
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', &bytes).chain(
+            // a last line without LF
+            (bytes.last() != Some(&b'\n')).then_some(bytes.len()),
+        ) {
+            self.fps.push(Fingerprint::of(&bytes[start..nl]).0);
+            ends.push(nl);
+            start = nl + 1;
+        }
+        self.stats.lines += ends.len() as u64;
+        self.dedup.submit(&self.fps, &mut self.decisions)?;
+        self.pending.push_back(Batch {
+            bytes,
+            ends,
+            done: 0,
+        });
+        self.drain()?;
+        if self.dedup.durable() {
+            self.out.flush().map_err(RunError::Output)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the pending lines that have a decision, in order.
+    fn drain(&mut self) -> Result<(), RunError> {
+        while let Some(mut b) = self.pending.pop_front() {
+            while b.done < b.ends.len() {
+                let Some(new) = self.decisions.pop_front() else {
+                    break;
+                };
+                let i = b.done;
+                b.done += 1;
+                if new {
+                    let start = if i == 0 { 0 } else { b.ends[i - 1] + 1 };
+                    self.stats.unique += 1;
+                    self.out
+                        .write_all(&b.bytes[start..b.ends[i]])
+                        .and_then(|()| self.out.write_all(b"\n"))
+                        .map_err(RunError::Output)?;
+                } else {
+                    self.stats.duplicates += 1;
+                }
+            }
+            if b.done < b.ends.len() {
+                // Decisions owed (a persistent set commits in batches): resume here.
+                self.pending.push_front(b);
+                break;
+            }
+        }
+        Ok(())
+    }
+}
