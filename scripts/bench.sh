@@ -4,13 +4,16 @@
 #
 #   linux-doc-x8.txt   8 copies of linux-doc.txt (UTF-8 prose, sparse links)      ~340 MB
 #   apache-x150.log    150 copies of apache_logs.log (dense log)                  ~355 MB
-#   urls-x8-shuf.txt   kasztp URL list x8 with a number per copy, shuffled        ~1.1 M lines
+#   urls-x140-shuf.txt kasztp URL list x140, `#N` (N = copy mod 20) appended, shuffled
+#                      (6.7 M lines, 0.96 M distinct)                             ~324 MB
 #
 # Compared: `linksieve run` (scan + normalize at the scheme rung + dedup), with 1 and 2 threads;
 # `rg -o -a URL_REGEX | sort -u` (finds, no normalization); the linkify + url crate + HashSet
 # program of benches/src/bin/run_linkify_url.rs; and for dedup alone on a list of URLs:
-# `linksieve run --level string`, `huniq` and `sort -u`. Prints seconds, MB/s, lines/s, peak RSS
-# and ratios.
+# `linksieve dedup` (the seen-set stage alone, lines as bytes), `linksieve run --level string`
+# (scan + IRI check + dedup), `huniq` and `sort -u`. `-j1` is one thread (reader, workers and
+# sink on one thread), `-j2` two workers beside the reader and the sink. Prints seconds, MB/s,
+# lines/s, peak RSS and ratios.
 #
 #   usage: scripts/bench.sh [RUNS]      (best of RUNS, default 3)
 set -euo pipefail
@@ -36,9 +39,9 @@ fi
 if [ ! -s "$out/apache-x150.log" ]; then
     for _ in $(seq 150); do cat "$shared/corpora/data/apache_logs.log"; done > "$out/apache-x150.log"
 fi
-if [ ! -s "$out/urls-x8-shuf.txt" ]; then
-    for i in 1 2 3 4 5 6 7 8; do sed "1s/^\xEF\xBB\xBF//; s|\$|#$((i % 3))|" "$shared/corpora/data/url-list-kasztp.txt"; done \
-        | shuf --random-source=<(yes) > "$out/urls-x8-shuf.txt"
+if [ ! -s "$out/urls-x140-shuf.txt" ]; then
+    for i in $(seq 140); do sed "1s/^\xEF\xBB\xBF//; s|\$|#$((i % 20))|" "$shared/corpora/data/url-list-kasztp.txt"; done \
+        | shuf --random-source=<(yes) > "$out/urls-x140-shuf.txt"
 fi
 
 cargo build --release -q -p linksieve-cli
@@ -80,9 +83,10 @@ for f in linux-doc-x8.txt apache-x150.log; do
     row "linkify + url + HashSet" "$peer $p" "$p"; tpeer=$(cat "$out/last")
     echo "   2 threads / 1 thread: $(ratio "$t1" "$t2"); linksieve -j2 vs rg|sort -u: $(ratio "$trg" "$t2"); -j1 vs linkify+url: $(ratio "$tpeer" "$t1")"
 done
-p="$out/urls-x8-shuf.txt"
-echo "== dedup alone: $(wc -l < "$p") URL lines, $(sort -u "$p" | wc -l) distinct"
+p="$out/urls-x140-shuf.txt"
+echo "== dedup alone: $(wc -l < "$p") URL lines ($(($(stat -L -c %s "$p") / 1000000)) MB), $(sort -u "$p" | wc -l) distinct"
+row "linksieve dedup" "$ls dedup -q $p" "$p"; td=$(cat "$out/last")
 row "linksieve run --level string -j2" "$ls run -q -j2 --level string $p" "$p"; tl=$(cat "$out/last")
 row "huniq" "huniq < $p" "$p"; th=$(cat "$out/last")
 row "sort -u" "sort -u $p" "$p"; ts=$(cat "$out/last")
-echo "   linksieve vs huniq: $(ratio "$th" "$tl"); vs sort -u: $(ratio "$ts" "$tl")"
+echo "   linksieve dedup vs huniq: $(ratio "$th" "$td"); vs sort -u: $(ratio "$ts" "$td"); run --level string vs huniq: $(ratio "$th" "$tl")"

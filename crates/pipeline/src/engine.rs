@@ -143,6 +143,8 @@ enum Job {
         /// The chunk starts in the middle of a line with no space before the cut: hits before its
         /// first space belong to the previous chunk.
         mid_token: bool,
+        /// Where `bytes` goes when the chunk is scanned, for the reader to fill again.
+        recycle: Sender<Vec<u8>>,
     },
     /// Hits already found in order (sequential streams): normalize only.
     Hits {
@@ -291,6 +293,7 @@ fn sequential(
     let mut r = Reader {
         opts,
         dispatch: Dispatch::Inline(sink),
+        free: unbounded(),
         error: None,
         seq: 0,
         stats: RunStats::default(),
@@ -344,6 +347,7 @@ fn parallel(
                     token_rx,
                     result_tx: reader_tx,
                 },
+                free: unbounded(),
                 error: None,
                 seq: 0,
                 stats: RunStats::default(),
@@ -398,6 +402,8 @@ impl RunStats {
 struct Reader<'a, 's> {
     opts: &'a RunOptions,
     dispatch: Dispatch<'a, 's>,
+    /// Chunk buffers the workers are done with (reused: fresh large buffers cost page faults).
+    free: (Sender<Vec<u8>>, Receiver<Vec<u8>>),
     /// The sink's error, inline: it stops the reading.
     error: Option<RunError>,
     seq: u64,
@@ -639,19 +645,27 @@ impl Reader<'_, '_> {
                 cut_point(&buf[..chunk], encoding)
             };
             let end = (cut + tail).min(buf.len());
+            let lines = memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64;
+            // The chunk takes the buffer; what follows the cut moves to a recycled one.
+            let mut next = self.free.1.try_recv().unwrap_or_default();
+            next.clear();
+            next.reserve(chunk + tail);
+            next.extend_from_slice(&buf[cut..]);
+            let mut bytes = std::mem::replace(&mut buf, next);
+            bytes.truncate(end);
             let job = Job::Scan {
                 meta: meta.clone(),
-                bytes: buf[..end].to_vec(),
+                bytes,
                 body: cut,
                 offset,
                 line,
                 encoding,
                 mid_token,
+                recycle: self.free.0.clone(),
             };
             self.submit(job);
-            line += memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64;
+            line += lines;
             offset += cut as u64;
-            buf.drain(..cut);
             mid_token = !clean;
             if eof && buf.is_empty() {
                 break;
@@ -853,11 +867,16 @@ fn work(job: Job, opts: &RunOptions) -> ChunkOut {
             line,
             encoding,
             mid_token,
+            recycle,
         } => {
             w.out.meta = Some(meta);
+            // UTF-8 is scanned in place (decoded only around candidates: no copy of the chunk)
+            // and validated on its own for the count of malformed sequences; other encodings are
+            // decoded whole, which counts them.
+            let utf8 = encoding == encoding_rs::UTF_8;
             let mut scanner = Scanner::new(&ScanOptions {
                 encoding: EncodingChoice::Exact(encoding),
-                decode_all: true,
+                decode_all: !utf8,
                 ..opts.scan
             });
             // Hits that start in the look-ahead belong to the next chunk; in a chunk cut inside a
@@ -874,15 +893,36 @@ fn work(job: Job, opts: &RunOptions) -> ChunkOut {
             };
             // Malformed sequences of the body only: the look-ahead is the next chunk's body.
             let _ = scanner.feed_with(&bytes[..body], &mut take);
-            let malformed = scanner.stats().malformed_sequences;
+            let malformed = if utf8 {
+                malformed_utf8(&bytes[..body])
+            } else {
+                scanner.stats().malformed_sequences
+            };
             let _ = scanner.feed_with(&bytes[body..], &mut take);
             let _ = scanner.finish_with(&mut take);
             w.out.malformed = malformed;
             // An overlong candidate that crosses the cut may be counted by both chunks.
             w.out.too_long = scanner.stats().too_long;
+            drop(scanner);
+            let _ = recycle.send(bytes);
         }
     }
     w.out
+}
+
+/// Malformed sequences in UTF-8 bytes, as a WHATWG decoder counts them (one U+FFFD for each
+/// maximal subpart, as `String::from_utf8_lossy` and encoding_rs replace them).
+fn malformed_utf8(mut b: &[u8]) -> u64 {
+    let mut n = 0;
+    while let Err(e) = std::str::from_utf8(b) {
+        n += 1;
+        match e.error_len() {
+            Some(len) => b = &b[e.valid_up_to() + len..],
+            // a sequence cut off by the end
+            None => break,
+        }
+    }
+    n
 }
 
 /// A worker's state for one chunk.
@@ -1243,5 +1283,41 @@ impl<'a> Sink<'a> {
         stats.store_keys_at_open = self.dedup.store_keys_at_open();
         stats.expected_false_drops = self.dedup.expected_false_drops();
         stats.seen_set_bytes = self.dedup.memory_bytes() as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::malformed_utf8;
+
+    #[test]
+    fn malformed_utf8_counts_as_encoding_rs_does() {
+        let cases: [&[u8]; 9] = [
+            b"plain ascii",
+            b"caf\xC3\xA9",
+            b"\xFF",
+            b"a\xC3",
+            b"\xE2\x82",
+            b"\xE2\x82x\xF0\x9F\x98",
+            b"\xC0\xAF\xED\xA0\x80",
+            b"\xF4\x90\x80\x80\x80",
+            b"\x80\x80\x80ok\xF8",
+        ];
+        for b in cases {
+            let (_, had) = encoding_rs::UTF_8.decode_without_bom_handling(b);
+            let mut dec = encoding_rs::UTF_8.new_decoder_without_bom_handling();
+            let mut out = String::with_capacity(64);
+            let (mut errors, mut rest) = (0u64, b);
+            loop {
+                let (r, read) = dec.decode_to_string_without_replacement(rest, &mut out, true);
+                rest = &rest[read..];
+                match r {
+                    encoding_rs::DecoderResult::Malformed(..) => errors += 1,
+                    _ => break,
+                }
+            }
+            assert_eq!(malformed_utf8(b), errors, "{b:?}");
+            assert_eq!(errors > 0, had, "{b:?}");
+        }
     }
 }

@@ -175,6 +175,53 @@ fn counts_and_rungs_are_the_same_for_every_chunking() {
     }
 }
 
+/// Legacy pages read as UTF-8 (so full of malformed sequences): the summary counts exactly what
+/// a decoder of the whole input counts, for every chunking (workers validate UTF-8 chunks in
+/// place instead of decoding them).
+#[test]
+fn malformed_utf8_is_counted_exactly_for_every_chunking() {
+    let files = inputs();
+    let utf8 = linksieve_scan::EncodingChoice::Fixed(encoding_rs::UTF_8);
+    let scan = linksieve_scan::ScanOptions {
+        encoding: utf8,
+        ..Default::default()
+    };
+    let whole = linksieve_scan::ScanOptions {
+        decode_all: true,
+        ..scan
+    };
+    let want: u64 = files
+        .iter()
+        .map(|f| {
+            let bytes = std::fs::read(f).expect("read corpus");
+            scan_bytes(&bytes, &whole).stats.malformed_sequences
+        })
+        .sum();
+    assert!(want > 1000, "legacy pages are not UTF-8: {want}");
+    let base = RunOptions {
+        scan,
+        ..RunOptions::default()
+    };
+    let (keys, _) = reference(&files, &base);
+    for (threads, chunk) in [(1, 1 << 20), (2, 4096), (3, 65536)] {
+        let opts = RunOptions {
+            threads,
+            chunk_size: chunk,
+            ..base.clone()
+        };
+        let (got, stats) = go(&files, &opts, &mut MemoryDedup::default());
+        assert_eq!(
+            stats.malformed_sequences, want,
+            "{threads} threads, chunk {chunk}"
+        );
+        assert!(
+            got == keys,
+            "{threads} threads, chunk {chunk}: {}",
+            first_diff(&got, &keys)
+        );
+    }
+}
+
 fn first_diff(a: &str, b: &str) -> String {
     for (i, (x, y)) in a.lines().zip(b.lines()).enumerate() {
         if x != y {
