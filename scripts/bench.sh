@@ -83,6 +83,13 @@ for f in linux-doc-x8.txt apache-x150.log; do
     row "linkify + url + HashSet" "$peer $p" "$p"; tpeer=$(cat "$out/last")
     echo "   2 threads / 1 thread: $(ratio "$t1" "$t2"); linksieve -j2 vs rg|sort -u: $(ratio "$trg" "$t2"); -j1 vs linkify+url: $(ratio "$tpeer" "$t1")"
 done
+# Scaling on a larger dense input (fixed costs and the 10 ms timer resolution out of the ratio).
+p="$out/apache-x600.log"
+[ -s "$p" ] || for _ in 1 2 3 4; do cat "$out/apache-x150.log"; done > "$p"
+echo "== scaling: apache-x600.log ($(($(stat -L -c %s "$p") / 1000000)) MB)"
+row "linksieve run -j1" "$ls run -q -j1 $p" "$p"; t1=$(cat "$out/last")
+row "linksieve run -j2" "$ls run -q -j2 $p" "$p"; t2=$(cat "$out/last")
+echo "   2 threads / 1 thread: $(ratio "$t1" "$t2")"
 p="$out/urls-x140-shuf.txt"
 echo "== dedup alone: $(wc -l < "$p") URL lines ($(($(stat -L -c %s "$p") / 1000000)) MB), $(sort -u "$p" | wc -l) distinct"
 row "linksieve dedup" "$ls dedup -q $p" "$p"; td=$(cat "$out/last")

@@ -14,6 +14,9 @@
 //! previous chunk. UTF-16 and ISO-2022-JP streams, where bytes cannot be cut without decoding,
 //! are scanned in order by the reader thread and only their normalization runs in parallel.
 //!
+//! With one thread (`threads == 1`) there is no reader thread, pool or queue: each chunk is
+//! worked and sunk on the calling thread as soon as it is cut.
+//!
 //! Output order is the order of first occurrence in the input: the sink takes chunk results in
 //! sequence order, so the output is the same for every thread count. A token is taken for each
 //! chunk before it is read and returned when the sink is done with it, so memory outside the
@@ -64,7 +67,7 @@ pub enum OutputFormat {
 /// ```
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// Worker threads (0: one per core).
+    /// Worker threads (0: one per core); 1 runs everything on the calling thread.
     pub threads: usize,
     /// Bytes per chunk (at least 4 KiB).
     pub chunk_size: usize,
