@@ -188,35 +188,16 @@ pub fn dedup(a: &DedupArgs) -> Result<ExitCode> {
     let mut dedup = a.seen.open(&store_identity(&normalize), a.out.is_some())?;
     let cancel = cancel_on_sigint()?;
     let (mut out, tmp) = open_output(a.out.as_deref())?;
-    let mut result = linksieve_pipeline::dedup_lines(&inputs, dedup.as_mut(), &mut out, &cancel);
-    if result.is_ok()
-        && let Err(e) = out.flush()
-    {
-        result = Err(RunError::Output(e));
-    }
-    drop(out);
-    let mut stats = match result {
-        Ok(s) => s,
-        Err(RunError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-            return Ok(ExitCode::SUCCESS);
-        }
-        Err(e) => return Err(e.into()),
+    let result = linksieve_pipeline::dedup_lines(&inputs, dedup.as_mut(), &mut out, &cancel);
+    let result = flushed(result, out);
+    let end = End {
+        tmp,
+        out: a.out.as_deref(),
+        problems,
+        stats: a.stats.as_deref(),
+        quiet: a.quiet,
     };
-    finish_output(tmp, a.out.as_deref(), dedup.as_mut())?;
-    stats
-        .inputs_failed
-        .extend(problems.into_iter().map(failure));
-    if let Some(path) = &a.stats {
-        std::fs::write(path, stats.to_json())
-            .with_context(|| format!("--stats {}", path.display()))?;
-    }
-    if !a.quiet {
-        eprint!("{}", stats.summary());
-    }
-    Ok(exit_code(
-        stats.interrupted,
-        !stats.inputs_failed.is_empty(),
-    ))
+    end.conclude(result, dedup.as_mut())
 }
 
 /// The inputs, `-` (stdin) when none is given.
@@ -252,38 +233,109 @@ fn open_output(path: Option<&Path>) -> Result<(Box<dyn Write>, Option<tempfile_p
     })
 }
 
-/// After a successful run: the output file into place, then (only then) the persistent set's
-/// keys marked final (after SIGINT too: every key committed to the store was written before the
-/// run returned).
-fn finish_output(
+/// The result with the output flushed (a failed flush is an output error), the output closed.
+fn flushed<S>(result: Result<S, RunError>, mut out: Box<dyn Write + '_>) -> Result<S, RunError> {
+    let result = match result {
+        Ok(s) => out.flush().map(|()| s).map_err(RunError::Output),
+        e => e,
+    };
+    drop(out);
+    result
+}
+
+/// The counters `run` and `dedup` report at the end.
+trait Report {
+    fn failures(&mut self) -> &mut Vec<linksieve_pipeline::InputFailure>;
+    fn json(&self) -> String;
+    fn text(&self) -> String;
+    fn interrupted(&self) -> bool;
+}
+
+impl Report for linksieve_pipeline::RunStats {
+    fn failures(&mut self) -> &mut Vec<linksieve_pipeline::InputFailure> {
+        &mut self.inputs_failed
+    }
+    fn json(&self) -> String {
+        self.to_json()
+    }
+    fn text(&self) -> String {
+        self.summary()
+    }
+    fn interrupted(&self) -> bool {
+        self.interrupted
+    }
+}
+
+impl Report for linksieve_pipeline::DedupStats {
+    fn failures(&mut self) -> &mut Vec<linksieve_pipeline::InputFailure> {
+        &mut self.inputs_failed
+    }
+    fn json(&self) -> String {
+        self.to_json()
+    }
+    fn text(&self) -> String {
+        self.summary()
+    }
+    fn interrupted(&self) -> bool {
+        self.interrupted
+    }
+}
+
+/// How `run` and `dedup` end.
+struct End<'a> {
+    /// The temporary output file and where it goes (`--out`).
     tmp: Option<tempfile_path::Tmp>,
-    path: Option<&Path>,
-    dedup: &mut dyn Dedup,
-) -> Result<()> {
-    if let (Some(tmp), Some(path)) = (tmp, path) {
-        tmp.persist(path)?;
-    }
-    if let Some(p) = dedup.as_persistent() {
-        p.complete()?;
-    }
-    Ok(())
+    out: Option<&'a Path>,
+    /// Inputs that could not even be listed.
+    problems: Vec<linksieve_pipeline::InputProblem>,
+    /// `--stats FILE`.
+    stats: Option<&'a Path>,
+    quiet: bool,
 }
 
-fn failure(p: linksieve_pipeline::InputProblem) -> linksieve_pipeline::InputFailure {
-    linksieve_pipeline::InputFailure {
-        input: p.path.display().to_string(),
-        error: p.error.to_string(),
-    }
-}
-
-/// 130 after SIGINT, 1 when an input could not be read, else 0.
-fn exit_code(interrupted: bool, failed: bool) -> ExitCode {
-    if interrupted {
-        ExitCode::from(130)
-    } else if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+impl End<'_> {
+    /// A closed pipe is a quiet success; other errors go up. After a run: the output file into
+    /// place, then (only then) the persistent set's keys marked final (after SIGINT too: every
+    /// key committed to the store was written before the run returned); the summary; the exit
+    /// status: 130 after SIGINT, 1 when an input could not be read, else 0.
+    fn conclude<S: Report>(
+        self,
+        result: Result<S, RunError>,
+        dedup: &mut dyn Dedup,
+    ) -> Result<ExitCode> {
+        let mut stats = match result {
+            Ok(s) => s,
+            Err(RunError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                return Ok(ExitCode::SUCCESS);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if let (Some(tmp), Some(path)) = (self.tmp, self.out) {
+            tmp.persist(path)?;
+        }
+        if let Some(p) = dedup.as_persistent() {
+            p.complete()?;
+        }
+        stats.failures().extend(self.problems.into_iter().map(|p| {
+            linksieve_pipeline::InputFailure {
+                input: p.path.display().to_string(),
+                error: p.error.to_string(),
+            }
+        }));
+        if let Some(path) = self.stats {
+            std::fs::write(path, stats.json())
+                .with_context(|| format!("--stats {}", path.display()))?;
+        }
+        if !self.quiet {
+            eprint!("{}", stats.text());
+        }
+        Ok(if stats.interrupted() {
+            ExitCode::from(130)
+        } else if !stats.failures().is_empty() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        })
     }
 }
 
@@ -344,40 +396,21 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let progress: Arc<AtomicU64> = Arc::default();
     let bar = progress_bar(&inputs, &progress, a.quiet);
     let (mut out, tmp) = open_output(a.out.as_deref())?;
-    let mut result =
+    let result =
         linksieve_pipeline::run(&inputs, &opts, dedup.as_mut(), &mut out, &progress, &cancel);
-    if result.is_ok()
-        && let Err(e) = out.flush()
-    {
-        result = Err(RunError::Output(e));
-    }
-    drop(out);
+    let result = flushed(result, out);
     if let Some((stop, handle)) = bar {
         stop.store(true, Ordering::Relaxed);
         let _ = handle.join();
     }
-    let mut stats = match result {
-        Ok(s) => s,
-        Err(RunError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-            return Ok(ExitCode::SUCCESS);
-        }
-        Err(e) => return Err(e.into()),
+    let end = End {
+        tmp,
+        out: a.out.as_deref(),
+        problems,
+        stats: a.stats.as_deref(),
+        quiet: a.quiet,
     };
-    finish_output(tmp, a.out.as_deref(), dedup.as_mut())?;
-    stats
-        .inputs_failed
-        .extend(problems.into_iter().map(failure));
-    if let Some(path) = &a.stats {
-        std::fs::write(path, stats.to_json())
-            .with_context(|| format!("--stats {}", path.display()))?;
-    }
-    if !a.quiet {
-        eprint!("{}", stats.summary());
-    }
-    Ok(exit_code(
-        stats.interrupted,
-        !stats.inputs_failed.is_empty(),
-    ))
+    end.conclude(result, dedup.as_mut())
 }
 
 /// A progress bar on stderr when it is a terminal (silent otherwise).

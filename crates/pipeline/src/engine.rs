@@ -293,16 +293,7 @@ fn sequential(
     progress: &Progress,
     cancel: &Arc<AtomicBool>,
 ) -> Result<RunStats, RunError> {
-    let mut r = Reader {
-        opts,
-        dispatch: Dispatch::Inline(sink),
-        free: unbounded(),
-        error: None,
-        seq: 0,
-        stats: RunStats::default(),
-        progress,
-        cancel,
-    };
+    let mut r = Reader::new(opts, Dispatch::Inline(sink), progress, cancel);
     r.read_all(inputs);
     let (stats, error) = (std::mem::take(&mut r.stats), r.error.take());
     drop(r);
@@ -343,20 +334,12 @@ fn parallel(
         let reader_tx = result_tx.clone();
         let (pool, token_rx) = (&pool, &token_rx);
         let reader = scope.spawn(move || {
-            let mut r = Reader {
-                opts,
-                dispatch: Dispatch::Pool {
-                    pool,
-                    token_rx,
-                    result_tx: reader_tx,
-                },
-                free: unbounded(),
-                error: None,
-                seq: 0,
-                stats: RunStats::default(),
-                progress,
-                cancel,
+            let dispatch = Dispatch::Pool {
+                pool,
+                token_rx,
+                result_tx: reader_tx,
             };
+            let mut r = Reader::new(opts, dispatch, progress, cancel);
             r.read_all(inputs);
             // The last message carries the reader's counters.
             let seq = r.seq;
@@ -436,7 +419,25 @@ enum Dispatch<'a, 's> {
     Inline(&'a mut Sink<'s>),
 }
 
-impl Reader<'_, '_> {
+impl<'a, 's> Reader<'a, 's> {
+    fn new(
+        opts: &'a RunOptions,
+        dispatch: Dispatch<'a, 's>,
+        progress: &'a Progress,
+        cancel: &'a Arc<AtomicBool>,
+    ) -> Self {
+        Reader {
+            opts,
+            dispatch,
+            free: unbounded(),
+            error: None,
+            seq: 0,
+            stats: RunStats::default(),
+            progress,
+            cancel,
+        }
+    }
+
     fn read_all(&mut self, inputs: &[InputSpec]) {
         for spec in inputs {
             if self.cancel.load(Ordering::Relaxed) {

@@ -91,28 +91,43 @@ fn keys_equal_the_reference_for_every_thread_count_and_chunk_size() {
     let base = RunOptions::default();
     let (want, links) = reference(&files, &base);
     assert!(want.lines().count() > 1000, "the corpora give keys");
-    for (threads, chunk) in [(1, 1 << 20), (2, 1 << 20), (1, 4096), (2, 4096), (3, 65536)] {
-        let opts = RunOptions {
-            threads,
-            chunk_size: chunk,
-            ..base.clone()
-        };
-        let (got, stats) = go(&files, &opts, &mut MemoryDedup::default());
-        assert_eq!(
-            stats.links_found, links,
-            "links, {threads} threads, chunk {chunk}"
-        );
-        assert!(
-            got == want,
-            "keys differ from the reference with {threads} threads, chunk {chunk}: {}",
-            first_diff(&got, &want)
-        );
+    let cases = [(1, 1 << 20), (2, 1 << 20), (1, 4096), (2, 4096), (3, 65536)];
+    for (stats, case) in each_chunking(&files, &base, &cases, &want) {
+        assert_eq!(stats.links_found, links, "links, {case}");
         assert_eq!(stats.unique_keys as usize, want.lines().count());
         assert_eq!(
             stats.unique_keys + stats.duplicates + stats.rejected_total(),
             stats.links_found
         );
     }
+}
+
+/// Runs `base` with each (threads, chunk size) of `cases`, asserts that the output is `want`,
+/// returns the counters of each run with the case in words.
+fn each_chunking(
+    files: &[PathBuf],
+    base: &RunOptions,
+    cases: &[(usize, usize)],
+    want: &str,
+) -> Vec<(RunStats, String)> {
+    cases
+        .iter()
+        .map(|&(threads, chunk)| {
+            let opts = RunOptions {
+                threads,
+                chunk_size: chunk,
+                ..base.clone()
+            };
+            let case = format!("{threads} threads, chunk {chunk}");
+            let (got, stats) = go(files, &opts, &mut MemoryDedup::default());
+            assert!(
+                got == want,
+                "output differs from the reference with {case}: {}",
+                first_diff(&got, want)
+            );
+            (stats, case)
+        })
+        .collect()
 }
 
 /// `--counts` and the per-rung split of the duplicates do not depend on the chunking (workers
@@ -154,23 +169,12 @@ fn counts_and_rungs_are_the_same_for_every_chunking() {
         "the corpora repeat links"
     );
     let mut rungs = None;
-    for (threads, chunk) in [(1, 1 << 20), (2, 4096), (3, 65536)] {
-        let opts = RunOptions {
-            threads,
-            chunk_size: chunk,
-            ..base.clone()
-        };
-        let (got, stats) = go(&files, &opts, &mut MemoryDedup::default());
-        assert!(
-            got == want,
-            "counts differ from the reference with {threads} threads, chunk {chunk}: {}",
-            first_diff(&got, &want)
-        );
+    for (stats, case) in each_chunking(&files, &base, &FEW_CHUNKINGS, &want) {
         let split = stats.duplicates_by_rung.clone();
         assert_eq!(split.values().sum::<u64>(), stats.duplicates);
         match &rungs {
             None => rungs = Some(split),
-            Some(r) => assert_eq!(&split, r, "{threads} threads, chunk {chunk}"),
+            Some(r) => assert_eq!(&split, r, "{case}"),
         }
     }
 }
@@ -203,24 +207,13 @@ fn malformed_utf8_is_counted_exactly_for_every_chunking() {
         ..RunOptions::default()
     };
     let (keys, _) = reference(&files, &base);
-    for (threads, chunk) in [(1, 1 << 20), (2, 4096), (3, 65536)] {
-        let opts = RunOptions {
-            threads,
-            chunk_size: chunk,
-            ..base.clone()
-        };
-        let (got, stats) = go(&files, &opts, &mut MemoryDedup::default());
-        assert_eq!(
-            stats.malformed_sequences, want,
-            "{threads} threads, chunk {chunk}"
-        );
-        assert!(
-            got == keys,
-            "{threads} threads, chunk {chunk}: {}",
-            first_diff(&got, &keys)
-        );
+    for (stats, case) in each_chunking(&files, &base, &FEW_CHUNKINGS, &keys) {
+        assert_eq!(stats.malformed_sequences, want, "{case}");
     }
 }
+
+/// One thread with the default chunk, and two cuts that split lines and links.
+const FEW_CHUNKINGS: [(usize, usize); 3] = [(1, 1 << 20), (2, 4096), (3, 65536)];
 
 fn first_diff(a: &str, b: &str) -> String {
     for (i, (x, y)) in a.lines().zip(b.lines()).enumerate() {
