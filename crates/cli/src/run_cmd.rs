@@ -251,35 +251,27 @@ trait Report {
     fn interrupted(&self) -> bool;
 }
 
-impl Report for linksieve_pipeline::RunStats {
-    fn failures(&mut self) -> &mut Vec<linksieve_pipeline::InputFailure> {
-        &mut self.inputs_failed
-    }
-    fn json(&self) -> String {
-        self.to_json()
-    }
-    fn text(&self) -> String {
-        self.summary()
-    }
-    fn interrupted(&self) -> bool {
-        self.interrupted
-    }
+/// Both counters have the same fields for this.
+macro_rules! report {
+    ($t:ty) => {
+        impl Report for $t {
+            fn failures(&mut self) -> &mut Vec<linksieve_pipeline::InputFailure> {
+                &mut self.inputs_failed
+            }
+            fn json(&self) -> String {
+                self.to_json()
+            }
+            fn text(&self) -> String {
+                self.summary()
+            }
+            fn interrupted(&self) -> bool {
+                self.interrupted
+            }
+        }
+    };
 }
-
-impl Report for linksieve_pipeline::DedupStats {
-    fn failures(&mut self) -> &mut Vec<linksieve_pipeline::InputFailure> {
-        &mut self.inputs_failed
-    }
-    fn json(&self) -> String {
-        self.to_json()
-    }
-    fn text(&self) -> String {
-        self.summary()
-    }
-    fn interrupted(&self) -> bool {
-        self.interrupted
-    }
-}
+report!(linksieve_pipeline::RunStats);
+report!(linksieve_pipeline::DedupStats);
 
 /// How `run` and `dedup` end.
 struct End<'a> {
