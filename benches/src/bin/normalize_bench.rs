@@ -15,7 +15,7 @@
 //! ```
 
 use linksieve_benches::{count_ok, median, use_ok};
-use linksieve_iri::{InputMode, Level, NormalizeOptions, normalize_str};
+use linksieve_iri::{InputMode, Level, NormalizeOptions, normalize_str, normalize_str_into};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -45,6 +45,27 @@ fn ladder(urls: &[String], level: Level) -> usize {
 
 fn linksieve_scheme(urls: &[String]) -> usize {
     ladder(urls, Level::Scheme)
+}
+
+/// The scheme-rung key appended to one buffer, cleared every 4096 keys: how `linksieve run`
+/// collects a chunk's keys (no allocation per key).
+fn linksieve_scheme_into(urls: &[String]) -> usize {
+    let opts = NormalizeOptions::default();
+    let mut buf = String::with_capacity(1 << 20);
+    let mut n = 0;
+    count_ok(urls, |u| {
+        n += 1;
+        if n % 4096 == 0 {
+            black_box(&buf);
+            buf.clear();
+        }
+        use_ok(
+            normalize_str_into(u, InputMode::Strict, &opts, &mut buf),
+            |()| {
+                buf.push('\n');
+            },
+        )
+    })
 }
 
 fn linksieve_syntax(urls: &[String]) -> usize {
@@ -108,6 +129,11 @@ const CASES: &[Case] = &[
         name: "linksieve (scheme rung)",
         op: "normalize_str(Strict, Scheme, uri key)",
         run: linksieve_scheme,
+    },
+    Case {
+        name: "linksieve (scheme, buffer)",
+        op: "normalize_str_into(Strict, Scheme): keys appended to one buffer",
+        run: linksieve_scheme_into,
     },
     Case {
         name: "linksieve (syntax rung)",
