@@ -79,6 +79,13 @@ pub struct RunArgs {
     /// Write `key<TAB>count` at the end (first-occurrence order) instead of keys.
     #[arg(long)]
     counts: bool,
+    #[command(flatten)]
+    io: IoArgs,
+}
+
+/// Inputs, output file, summary: shared by `run` and `dedup`.
+#[derive(Args, Debug)]
+pub struct IoArgs {
     /// Write the output to FILE atomically (a temporary file renamed at the end).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -90,6 +97,18 @@ pub struct RunArgs {
     quiet: bool,
     /// Inputs: files, directories (recursive), `-` for stdin (the default).
     inputs: Vec<PathBuf>,
+}
+
+impl IoArgs {
+    /// The inputs (`-`, stdin, when none is given), directories expanded, and those that could
+    /// not be listed.
+    fn inputs(&self) -> (Vec<InputSpec>, Vec<linksieve_pipeline::InputProblem>) {
+        if self.inputs.is_empty() {
+            expand_inputs(&[PathBuf::from("-")])
+        } else {
+            expand_inputs(&self.inputs)
+        }
+    }
 }
 
 /// The seen-set options, shared by `run` and `dedup`.
@@ -168,45 +187,27 @@ pub struct DedupArgs {
     /// With --seen: the form the lines were keyed in.
     #[arg(long, value_enum, default_value_t = FormArg::Uri)]
     form: FormArg,
-    /// Write the output to FILE atomically (a temporary file renamed at the end).
-    #[arg(long, value_name = "FILE")]
-    out: Option<PathBuf>,
-    /// Write the summary as JSON to FILE.
-    #[arg(long, value_name = "FILE")]
-    stats: Option<PathBuf>,
-    /// No summary on stderr.
-    #[arg(long, short = 'q')]
-    quiet: bool,
-    /// Inputs: files, directories (recursive), `-` for stdin (the default).
-    inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    io: IoArgs,
 }
 
 /// Runs `linksieve dedup`: exit 0, 1 when an input could not be read, 130 after SIGINT.
 pub fn dedup(a: &DedupArgs) -> Result<ExitCode> {
     let normalize = options(&a.ladder, InputMode::Strict, a.form.into())?;
-    let (inputs, problems) = expand_inputs(&input_args(&a.inputs));
-    let mut dedup = a.seen.open(&store_identity(&normalize), a.out.is_some())?;
+    let (inputs, problems) = a.io.inputs();
+    let mut dedup = a
+        .seen
+        .open(&store_identity(&normalize), a.io.out.is_some())?;
     let cancel = cancel_on_sigint()?;
-    let (mut out, tmp) = open_output(a.out.as_deref())?;
+    let (mut out, tmp) = open_output(a.io.out.as_deref())?;
     let result = linksieve_pipeline::dedup_lines(&inputs, dedup.as_mut(), &mut out, &cancel);
     let result = flushed(result, out);
     let end = End {
+        io: &a.io,
         tmp,
-        out: a.out.as_deref(),
         problems,
-        stats: a.stats.as_deref(),
-        quiet: a.quiet,
     };
     end.conclude(result, dedup.as_mut())
-}
-
-/// The inputs, `-` (stdin) when none is given.
-fn input_args(inputs: &[PathBuf]) -> Vec<PathBuf> {
-    if inputs.is_empty() {
-        vec![PathBuf::from("-")]
-    } else {
-        inputs.to_vec()
-    }
 }
 
 /// First SIGINT: the returned flag is set (stop reading, flush, summary, exit 130); a second one
@@ -275,14 +276,11 @@ report!(linksieve_pipeline::DedupStats);
 
 /// How `run` and `dedup` end.
 struct End<'a> {
-    /// The temporary output file and where it goes (`--out`).
+    io: &'a IoArgs,
+    /// The temporary output file (renamed to `--out` at the end).
     tmp: Option<tempfile_path::Tmp>,
-    out: Option<&'a Path>,
     /// Inputs that could not even be listed.
     problems: Vec<linksieve_pipeline::InputProblem>,
-    /// `--stats FILE`.
-    stats: Option<&'a Path>,
-    quiet: bool,
 }
 
 impl End<'_> {
@@ -302,7 +300,7 @@ impl End<'_> {
             }
             Err(e) => return Err(e.into()),
         };
-        if let (Some(tmp), Some(path)) = (self.tmp, self.out) {
+        if let (Some(tmp), Some(path)) = (self.tmp, &self.io.out) {
             tmp.persist(path)?;
         }
         if let Some(p) = dedup.as_persistent() {
@@ -314,11 +312,11 @@ impl End<'_> {
                 error: p.error.to_string(),
             }
         }));
-        if let Some(path) = self.stats {
+        if let Some(path) = &self.io.stats {
             std::fs::write(path, stats.json())
                 .with_context(|| format!("--stats {}", path.display()))?;
         }
-        if !self.quiet {
+        if !self.io.quiet {
             eprint!("{}", stats.text());
         }
         Ok(if stats.interrupted() {
@@ -380,14 +378,14 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         },
         counts: a.counts,
     };
-    let (inputs, problems) = expand_inputs(&input_args(&a.inputs));
+    let (inputs, problems) = a.io.inputs();
     let mut dedup = a
         .seen
-        .open(&store_identity(&opts.normalize), a.out.is_some())?;
+        .open(&store_identity(&opts.normalize), a.io.out.is_some())?;
     let cancel = cancel_on_sigint()?;
     let progress: Arc<AtomicU64> = Arc::default();
-    let bar = progress_bar(&inputs, &progress, a.quiet);
-    let (mut out, tmp) = open_output(a.out.as_deref())?;
+    let bar = progress_bar(&inputs, &progress, a.io.quiet);
+    let (mut out, tmp) = open_output(a.io.out.as_deref())?;
     let result =
         linksieve_pipeline::run(&inputs, &opts, dedup.as_mut(), &mut out, &progress, &cancel);
     let result = flushed(result, out);
@@ -396,11 +394,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         let _ = handle.join();
     }
     let end = End {
+        io: &a.io,
         tmp,
-        out: a.out.as_deref(),
         problems,
-        stats: a.stats.as_deref(),
-        quiet: a.quiet,
     };
     end.conclude(result, dedup.as_mut())
 }

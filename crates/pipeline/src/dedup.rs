@@ -16,13 +16,17 @@ pub use linksieve_dedup::DedupError;
 /// use linksieve_pipeline::dedup::{Dedup, MemoryDedup};
 /// let mut d = MemoryDedup::default();
 /// let mut out = std::collections::VecDeque::new();
-/// d.submit(&[1, 2, 1], &mut out).unwrap();
+/// d.submit(&[1, 2, 1].map(linksieve_dedup::Fingerprint), &mut out).unwrap();
 /// assert_eq!(out, [true, true, false]);
 /// ```
 pub trait Dedup: Send {
     /// Takes the fingerprints of one chunk, in order; appends the decisions that are ready
     /// (`true` = new) to `decisions`, in the order of submission.
-    fn submit(&mut self, fps: &[u128], decisions: &mut VecDeque<bool>) -> Result<(), DedupError>;
+    fn submit(
+        &mut self,
+        fps: &[Fingerprint],
+        decisions: &mut VecDeque<bool>,
+    ) -> Result<(), DedupError>;
     /// The end of the input: appends every decision still owed.
     fn finish(&mut self, decisions: &mut VecDeque<bool>) -> Result<(), DedupError>;
     /// Heap memory held, in bytes.
@@ -95,7 +99,7 @@ impl ApproxDedup {
 /// let set = PersistentSet::open(dir.join("s"), &StoreIdentity::new("scheme", "uri", 0), PersistentOptions::default()).unwrap();
 /// let mut d = PersistentDedup::new(set, 0);
 /// let mut out = std::collections::VecDeque::new();
-/// d.submit(&[7, 7], &mut out).unwrap();
+/// d.submit(&[7, 7].map(linksieve_dedup::Fingerprint), &mut out).unwrap();
 /// d.finish(&mut out).unwrap();
 /// assert_eq!(out, [true, false]);
 /// d.complete().unwrap();
@@ -169,7 +173,7 @@ impl PersistentDedup {
 /// use linksieve_pipeline::dedup::{Dedup, SpillDedup};
 /// let mut d = SpillDedup::new(SpillConfig::new(1 << 20)).unwrap();
 /// let mut out = std::collections::VecDeque::new();
-/// d.submit(&[1, 2, 1], &mut out).unwrap();
+/// d.submit(&[1, 2, 1].map(linksieve_dedup::Fingerprint), &mut out).unwrap();
 /// d.finish(&mut out).unwrap();
 /// assert_eq!(out, [true, true, false]);
 /// ```
@@ -185,18 +189,21 @@ impl SpillDedup {
 /// Decides a batch with a [`SeenSet`].
 fn batch(
     set: &mut dyn SeenSet,
-    fps: &[u128],
+    fps: &[Fingerprint],
     decisions: &mut VecDeque<bool>,
 ) -> Result<(), DedupError> {
-    let fps: Vec<Fingerprint> = fps.iter().map(|&f| Fingerprint(f)).collect();
     let mut new = Vec::with_capacity(fps.len());
-    set.insert_batch(&fps, &mut new)?;
+    set.insert_batch(fps, &mut new)?;
     decisions.extend(new);
     Ok(())
 }
 
 impl Dedup for MemoryDedup {
-    fn submit(&mut self, fps: &[u128], decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
+    fn submit(
+        &mut self,
+        fps: &[Fingerprint],
+        decisions: &mut VecDeque<bool>,
+    ) -> Result<(), DedupError> {
         batch(&mut self.0, fps, decisions)
     }
     fn finish(&mut self, _: &mut VecDeque<bool>) -> Result<(), DedupError> {
@@ -211,8 +218,12 @@ impl Dedup for MemoryDedup {
 }
 
 impl Dedup for ApproxDedup {
-    fn submit(&mut self, fps: &[u128], decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
-        decisions.extend(fps.iter().map(|&f| self.0.insert(Fingerprint(f))));
+    fn submit(
+        &mut self,
+        fps: &[Fingerprint],
+        decisions: &mut VecDeque<bool>,
+    ) -> Result<(), DedupError> {
+        decisions.extend(fps.iter().map(|&f| self.0.insert(f)));
         Ok(())
     }
     fn finish(&mut self, _: &mut VecDeque<bool>) -> Result<(), DedupError> {
@@ -230,8 +241,12 @@ impl Dedup for ApproxDedup {
 }
 
 impl Dedup for PersistentDedup {
-    fn submit(&mut self, fps: &[u128], decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
-        self.batch.extend(fps.iter().map(|&f| Fingerprint(f)));
+    fn submit(
+        &mut self,
+        fps: &[Fingerprint],
+        decisions: &mut VecDeque<bool>,
+    ) -> Result<(), DedupError> {
+        self.batch.extend_from_slice(fps);
         if self.batch.len() >= self.min_batch {
             self.commit(decisions)?;
         }
@@ -258,9 +273,13 @@ impl Dedup for PersistentDedup {
 }
 
 impl Dedup for SpillDedup {
-    fn submit(&mut self, fps: &[u128], decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
+    fn submit(
+        &mut self,
+        fps: &[Fingerprint],
+        decisions: &mut VecDeque<bool>,
+    ) -> Result<(), DedupError> {
         for &f in fps {
-            if let Some(ready) = self.0.push(Fingerprint(f), ())? {
+            if let Some(ready) = self.0.push(f, ())? {
                 decisions.extend(ready.into_iter().map(|(_, new)| new));
             }
         }

@@ -31,6 +31,7 @@ use crate::source::{InputSpec, WarcError, http_head, open_input, read_warc_heade
 use crate::stats::{InputFailure, RunStats};
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use encoding_rs::Encoding;
+use linksieve_dedup::Fingerprint;
 use linksieve_iri::{InputMode, KeyForm, Level, NormalizeError, NormalizeOptions};
 use linksieve_scan::{EncodingChoice, Hit, HitRef, ScanOptions, Scanner};
 use std::collections::{BTreeMap, VecDeque};
@@ -945,7 +946,11 @@ impl Worker<'_> {
         self.out.links += 1;
         let unescaped = self.opts.html.then(|| unescape_link(found));
         let text = unescaped.as_deref().unwrap_or(found);
-        let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+        // One hash of the text: the string rung's fingerprint, the key when the link is its own
+        // key, and (its low half) the chunk's repeat index.
+        let fp = |s: &str| Fingerprint::of(s.as_bytes()).0;
+        let fp_text = fp(text);
+        let hash = fp_text as u64;
         if let Some(&i) = self.repeats.0.get(&hash) {
             let item = &self.out.items[i as usize];
             if item.legacy == legacy && self.out.original(item) == text {
@@ -967,7 +972,6 @@ impl Worker<'_> {
             return;
         }
         let key_end = self.out.text.len();
-        let fp = |s: &str| linksieve_dedup::Fingerprint::of(s.as_bytes()).0;
         // uri-form keys at the rungs below: for "duplicates caught by each rung" and `reached`.
         let [scratch, below] = &mut self.scratch;
         let final_uri: &str = if keyer.options().form == KeyForm::Uri {
@@ -980,7 +984,7 @@ impl Worker<'_> {
         // A link that is its own key is its own key at every rung below (a fixed point propagates
         // down the ladder; crates/iri/tests/ladder_properties.rs): no rung below needs computing.
         let (lower, reached) = if final_uri == text {
-            ([fp(text); 3], Level::String)
+            ([fp_text; 3], Level::String)
         } else {
             let mut lower = [0u128; 3];
             let mut reached = level;
@@ -991,14 +995,14 @@ impl Worker<'_> {
                 if rung >= level {
                     break;
                 }
-                let k = if rung == Level::String {
-                    text
+                let (k, f) = if rung == Level::String {
+                    (text, fp_text)
                 } else {
                     below.clear();
                     let _ = keyer.uri_key_into(text, legacy, rung, below);
-                    below.as_str()
+                    (below.as_str(), fp(below))
                 };
-                lower[i] = fp(k);
+                lower[i] = f;
                 if k == final_uri && reached == level {
                     reached = rung;
                 }
@@ -1006,11 +1010,14 @@ impl Worker<'_> {
             (lower, reached)
         };
         let key = &self.out.text[start..key_end];
-        let fp_key = fp(key);
         // The original is stored only when it differs from its key.
-        if key != text {
+        let fp_key = if key == text {
+            fp_text
+        } else {
+            let f = fp(key);
             self.out.text.push_str(text);
-        }
+            f
+        };
         let i = self.out.items.len() as u32;
         self.out.items.push(Item {
             fp: fp_key,
@@ -1129,7 +1136,7 @@ impl<'a> Sink<'a> {
         self.stats.links_found += c.links;
         self.stats.malformed_sequences += c.malformed;
         self.stats.too_long += c.too_long;
-        let fps: Vec<u128> = c.items.iter().map(|i| i.fp).collect();
+        let fps: Vec<Fingerprint> = c.items.iter().map(|i| Fingerprint(i.fp)).collect();
         self.dedup.submit(&fps, &mut self.decisions)?;
         let rejected = std::mem::take(&mut c.rejected);
         let meta = c.meta.clone();
@@ -1193,7 +1200,7 @@ impl<'a> Sink<'a> {
             if rung >= level {
                 break;
             }
-            let seen = !self.lower[i].insert(linksieve_dedup::Fingerprint(item.lower[i]));
+            let seen = !self.lower[i].insert(Fingerprint(item.lower[i]));
             if seen && caught.is_none() && !new {
                 caught = Some(rung);
             }
@@ -1243,7 +1250,7 @@ impl<'a> Sink<'a> {
                 };
                 crate::write_row(
                     w,
-                    Some(linksieve_dedup::Fingerprint(item.fp)),
+                    Some(Fingerprint(item.fp)),
                     key,
                     c.original(item),
                     &provenance,

@@ -12,7 +12,9 @@ use linksieve_iri::{
 /// use linksieve_iri::{InputMode, Level, NormalizeOptions};
 /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
 /// assert_eq!(k.key("HTTP://Example.COM:80", false).unwrap(), "http://example.com/");
-/// assert_eq!(k.uri_key("HTTP://Example.COM:80", false, Level::Syntax).unwrap(), "http://example.com:80");
+/// let mut syntax = String::new();
+/// k.uri_key_into("HTTP://Example.COM:80", false, Level::Syntax, &mut syntax).unwrap();
+/// assert_eq!(syntax, "http://example.com:80");
 /// ```
 #[derive(Clone, Debug)]
 pub struct Keyer {
@@ -89,7 +91,7 @@ impl Keyer {
         normalize_str_into(text, self.input, &self.chosen[usize::from(legacy)], out)
     }
 
-    /// [`Keyer::uri_key`], appended to `out` (left as it was on an error).
+    /// The `uri`-form key of `text` at `level`, appended to `out` (left as it was on an error).
     ///
     /// ```
     /// use linksieve_iri::{InputMode, Level, NormalizeOptions};
@@ -111,21 +113,5 @@ impl Keyer {
     fn uri_options(&self, legacy: bool, level: Level) -> &NormalizeOptions {
         let rung = Level::ALL.iter().position(|&l| l == level).unwrap_or(0);
         &self.uri[usize::from(legacy)][rung]
-    }
-
-    /// The `uri`-form key of `text` at `level`.
-    ///
-    /// ```
-    /// use linksieve_iri::{InputMode, Level, NormalizeOptions};
-    /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
-    /// assert_eq!(k.uri_key("http://h/%7e", false, Level::String).unwrap(), "http://h/%7e");
-    /// ```
-    pub fn uri_key(
-        &self,
-        text: &str,
-        legacy: bool,
-        level: Level,
-    ) -> Result<String, NormalizeError> {
-        normalize_str(text, self.input, self.uri_options(legacy, level))
     }
 }

@@ -166,7 +166,7 @@ struct LineDedup<'a> {
     out: io::BufWriter<&'a mut dyn Write>,
     pending: VecDeque<Batch>,
     decisions: VecDeque<bool>,
-    fps: Vec<u128>,
+    fps: Vec<Fingerprint>,
     stats: DedupStats,
 }
 
@@ -242,7 +242,7 @@ impl LineDedup<'_> {
             // a last line without LF
             (bytes.last() != Some(&b'\n')).then_some(bytes.len()),
         ) {
-            self.fps.push(Fingerprint::of(&bytes[start..nl]).0);
+            self.fps.push(Fingerprint::of(&bytes[start..nl]));
             ends.push(nl);
             start = nl + 1;
         }
