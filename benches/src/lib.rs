@@ -66,3 +66,42 @@ pub fn splitmix(state: &mut u64) -> u64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
+
+/// A pseudo-random 128-bit value from two [`splitmix`] steps (a fingerprint for the seen-set
+/// benchmarks).
+///
+/// ```
+/// let mut s = 7;
+/// assert_ne!(linksieve_benches::random_u128(&mut s), linksieve_benches::random_u128(&mut s));
+/// ```
+pub fn random_u128(state: &mut u64) -> u128 {
+    ((splitmix(state) as u128) << 64) | splitmix(state) as u128
+}
+
+/// The command-line arguments as numbers (panics with "number" on one that is not: these are
+/// benchmark drivers).
+///
+/// ```
+/// assert!(linksieve_benches::number_args().len() < 1000);
+/// ```
+pub fn number_args() -> Vec<f64> {
+    std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("number"))
+        .collect()
+}
+
+/// A field of /proc/self/status (`VmRSS:`, `VmHWM:`) in bytes; 0 where it cannot be read.
+///
+/// ```
+/// let _ = linksieve_benches::proc_status("VmRSS:");
+/// ```
+pub fn proc_status(name: &str) -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with(name))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(0)
+        * 1024
+}

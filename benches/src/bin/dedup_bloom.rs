@@ -5,21 +5,17 @@
 //! (defaults: 2e7 items drawn from 1e7 distinct fingerprints, filter sized for 1e7 keys at
 //! rates 0.01 and 0.001). An exact `MemorySet` runs beside it to count the real errors.
 
-use linksieve_benches::splitmix;
+use linksieve_benches::{number_args, random_u128, splitmix};
 use linksieve_dedup::{BloomSet, Fingerprint, MemorySet, SeenSet};
 use std::time::Instant;
 
 fn item(state: &mut u64, unique: u64) -> Fingerprint {
     let k = splitmix(state) % unique;
-    let mut s = k ^ 0x5bd1_e995;
-    Fingerprint(((splitmix(&mut s) as u128) << 64) | splitmix(&mut s) as u128)
+    Fingerprint(random_u128(&mut (k ^ 0x5bd1_e995)))
 }
 
 fn main() {
-    let args: Vec<f64> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("number"))
-        .collect();
+    let args = number_args();
     let n = args.first().copied().unwrap_or(2e7) as u64;
     let unique = args.get(1).copied().unwrap_or(1e7) as u64;
     let rates: Vec<f64> = if args.len() > 2 {

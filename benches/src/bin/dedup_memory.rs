@@ -6,7 +6,7 @@
 //! `memory_bytes()` (its allocations), the process's resident-set growth (VmRSS) after the
 //! build, and its peak (VmHWM, reset before each build through /proc/self/clear_refs).
 
-use linksieve_benches::splitmix;
+use linksieve_benches::{proc_status, random_u128};
 use linksieve_dedup::{Fingerprint, MemorySet, SeenSet};
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -30,22 +30,9 @@ impl Hasher for PassThrough {
     }
 }
 
-fn fp(state: &mut u64) -> u128 {
-    ((splitmix(state) as u128) << 64) | splitmix(state) as u128
-}
-
 /// (VmRSS, VmHWM) in bytes.
 fn rss() -> (u64, u64) {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        s.lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-            * 1024
-    };
-    (field("VmRSS:"), field("VmHWM:"))
+    (proc_status("VmRSS:"), proc_status("VmHWM:"))
 }
 
 fn reset_peak() {
@@ -74,7 +61,7 @@ fn main() {
             let mut st = n;
             let t = Instant::now();
             for _ in 0..n {
-                set.insert(Fingerprint(fp(&mut st)));
+                set.insert(Fingerprint(random_u128(&mut st)));
             }
             let t_new = t.elapsed().as_secs_f64();
             let (now, peak) = rss();
@@ -82,7 +69,7 @@ fn main() {
             let t = Instant::now();
             let mut seen = 0u64;
             for _ in 0..n {
-                seen += !set.insert(Fingerprint(fp(&mut st))) as u64;
+                seen += !set.insert(Fingerprint(random_u128(&mut st))) as u64;
             }
             let t_seen = t.elapsed().as_secs_f64();
             assert_eq!(seen, n);
@@ -105,7 +92,7 @@ fn main() {
             let mut left = n;
             while left > 0 {
                 buf.clear();
-                buf.extend((0..left.min(4096)).map(|_| Fingerprint(fp(&mut st))));
+                buf.extend((0..left.min(4096)).map(|_| Fingerprint(random_u128(&mut st))));
                 left -= buf.len() as u64;
                 set.insert_batch(&buf, &mut answers).expect("infallible");
             }
@@ -115,7 +102,7 @@ fn main() {
             let mut left = n;
             while left > 0 {
                 buf.clear();
-                buf.extend((0..left.min(4096)).map(|_| Fingerprint(fp(&mut st))));
+                buf.extend((0..left.min(4096)).map(|_| Fingerprint(random_u128(&mut st))));
                 left -= buf.len() as u64;
                 set.insert_batch(&buf, &mut answers).expect("infallible");
                 assert!(answers.iter().all(|&a| !a));
@@ -135,7 +122,7 @@ fn main() {
             let mut st = n;
             let t = Instant::now();
             for _ in 0..n {
-                set.insert(fp(&mut st));
+                set.insert(random_u128(&mut st));
             }
             let t_new = t.elapsed().as_secs_f64();
             let (now, peak) = rss();
@@ -143,7 +130,7 @@ fn main() {
             let t = Instant::now();
             let mut seen = 0u64;
             for _ in 0..n {
-                seen += !set.insert(fp(&mut st)) as u64;
+                seen += !set.insert(random_u128(&mut st)) as u64;
             }
             let t_seen = t.elapsed().as_secs_f64();
             assert_eq!(seen, n);

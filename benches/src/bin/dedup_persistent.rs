@@ -7,14 +7,12 @@
 //! temporary folder). Each timing covers the whole `insert_batch` call: sorting the batch,
 //! merging it into the store's blocks and the durable commit (fsync).
 
-use linksieve_benches::splitmix;
+use linksieve_benches::random_u128;
 use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
 use std::time::Instant;
 
 fn batch(state: &mut u64, n: usize) -> Vec<Fingerprint> {
-    (0..n)
-        .map(|_| Fingerprint(((splitmix(state) as u128) << 64) | splitmix(state) as u128))
-        .collect()
+    (0..n).map(|_| Fingerprint(random_u128(state))).collect()
 }
 
 fn main() {

@@ -4,7 +4,7 @@
 //! `cargo run --release -p linksieve-benches --bin dedup_spill -- [N] [UNIQUE] [BUDGET_MIB ...]`
 //! (defaults: 2e7 items drawn from 1e7 distinct fingerprints; budgets 16 and 64 MiB).
 
-use linksieve_benches::splitmix;
+use linksieve_benches::{number_args, proc_status, random_u128, splitmix};
 use linksieve_dedup::{Fingerprint, MemorySet, SeenSet, SpillConfig, SpillSet};
 use std::time::Instant;
 
@@ -12,25 +12,11 @@ use std::time::Instant;
 fn item(state: &mut u64, unique: u64) -> Fingerprint {
     let k = splitmix(state) % unique;
     let mut s = k;
-    Fingerprint(((splitmix(&mut s) as u128) << 64) | splitmix(&mut s) as u128)
-}
-
-/// A field of /proc/self/status in bytes (VmRSS, VmHWM).
-fn status(name: &str) -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find(|l| l.starts_with(name))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap_or(0)
-        * 1024
+    Fingerprint(random_u128(&mut s))
 }
 
 fn main() {
-    let args: Vec<f64> = std::env::args()
-        .skip(1)
-        .map(|a| a.parse().expect("number"))
-        .collect();
+    let args = number_args();
     let n = args.first().copied().unwrap_or(2e7) as u64;
     let unique = args.get(1).copied().unwrap_or(1e7) as u64;
     let budgets: Vec<usize> = if args.len() > 2 {
@@ -65,7 +51,7 @@ fn main() {
     );
     println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for &budget in &budgets {
-        let base = status("VmRSS:");
+        let base = proc_status("VmRSS:");
         let _ = std::fs::write("/proc/self/clear_refs", "5");
         let mut set: SpillSet<u64> = SpillSet::new(SpillConfig::new(budget)).expect("spill set");
         let mut st = 3u64;
@@ -95,7 +81,7 @@ fn main() {
             set.runs(),
             n as f64 / secs / 1e6,
             set.disk_bytes(),
-            status("VmHWM:").saturating_sub(base) as f64 / 1048576.0
+            proc_status("VmHWM:").saturating_sub(base) as f64 / 1048576.0
         );
     }
 }
