@@ -27,8 +27,11 @@ pub trait Dedup: Send {
         fps: &[Fingerprint],
         decisions: &mut VecDeque<bool>,
     ) -> Result<(), DedupError>;
-    /// The end of the input: appends every decision still owed.
-    fn finish(&mut self, decisions: &mut VecDeque<bool>) -> Result<(), DedupError>;
+    /// The end of the input: appends every decision still owed (none for sets that answer at
+    /// once).
+    fn finish(&mut self, _decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
+        Ok(())
+    }
     /// Heap memory held, in bytes.
     fn memory_bytes(&self) -> usize;
     /// Unique keys known to the set (for a persistent set: all runs).
@@ -186,27 +189,15 @@ impl SpillDedup {
     }
 }
 
-/// Decides a batch with a [`SeenSet`].
-fn batch(
-    set: &mut dyn SeenSet,
-    fps: &[Fingerprint],
-    decisions: &mut VecDeque<bool>,
-) -> Result<(), DedupError> {
-    let mut new = Vec::with_capacity(fps.len());
-    set.insert_batch(fps, &mut new)?;
-    decisions.extend(new);
-    Ok(())
-}
-
 impl Dedup for MemoryDedup {
     fn submit(
         &mut self,
         fps: &[Fingerprint],
         decisions: &mut VecDeque<bool>,
     ) -> Result<(), DedupError> {
-        batch(&mut self.0, fps, decisions)
-    }
-    fn finish(&mut self, _: &mut VecDeque<bool>) -> Result<(), DedupError> {
+        let mut new = Vec::with_capacity(fps.len());
+        self.0.insert_batch(fps, &mut new)?;
+        decisions.extend(new);
         Ok(())
     }
     fn memory_bytes(&self) -> usize {
@@ -224,9 +215,6 @@ impl Dedup for ApproxDedup {
         decisions: &mut VecDeque<bool>,
     ) -> Result<(), DedupError> {
         decisions.extend(fps.iter().map(|&f| self.0.insert(f)));
-        Ok(())
-    }
-    fn finish(&mut self, _: &mut VecDeque<bool>) -> Result<(), DedupError> {
         Ok(())
     }
     fn memory_bytes(&self) -> usize {
