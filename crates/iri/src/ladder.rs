@@ -426,13 +426,34 @@ fn fast_key<'a>(iri: IriRef<&'a str>, opts: &'a NormalizeOptions) -> Option<&'a 
         && (level < Level::Scheme || iri.is_absolute())
         && fast::is_normal(iri, level, opts.nfc, has_rules(opts))
     {
-        let s = iri.into_inner();
-        let to = (level == Level::Protocol)
-            .then(|| opts.redirects.as_ref()?.get(s))
-            .flatten();
-        return Some(to.unwrap_or(s));
+        return Some(own_key(iri.into_inner(), opts));
     }
     None
+}
+
+/// The fused fast path, before any parse: an input of the common shape that is already its own
+/// `uri` key, checked in one pass ([`fast::is_normal_text`]). Strict and LEIRI input only: an
+/// ASCII input that parses is read as itself in both (3987bis 6.1); Web input goes through the
+/// WHATWG parser, which may rewrite even such an input (IPv4 number forms, for one).
+fn fast_text_key<'a>(
+    input: &'a str,
+    mode: InputMode,
+    opts: &'a NormalizeOptions,
+) -> Option<&'a str> {
+    (mode != InputMode::Web
+        && opts.form == KeyForm::Uri
+        && opts.level > Level::String
+        && fast::is_normal_text(input, opts.level, opts.nfc, has_rules(opts)))
+    .then(|| own_key(input, opts))
+}
+
+/// The key of `s`, which is already normal: `s` itself or, at the protocol rung, the target of
+/// a learned redirect.
+fn own_key<'a>(s: &'a str, opts: &'a NormalizeOptions) -> &'a str {
+    let to = (opts.level == Level::Protocol)
+        .then(|| opts.redirects.as_ref()?.get(s))
+        .flatten();
+    to.unwrap_or(s)
 }
 
 /// Reads `input` in `mode` (3987bis 6) and returns its key, as [`normalize`] does. Strict and
@@ -449,6 +470,9 @@ pub fn normalize_str(
     mode: InputMode,
     opts: &NormalizeOptions,
 ) -> Result<String, NormalizeError> {
+    if let Some(k) = fast_text_key(input, mode, opts) {
+        return Ok(k.to_owned());
+    }
     with_parsed(input, mode, opts.level, |iri| normalize(&iri, opts))
 }
 
@@ -470,6 +494,10 @@ pub fn normalize_str_into(
     opts: &NormalizeOptions,
     out: &mut String,
 ) -> Result<(), NormalizeError> {
+    if let Some(k) = fast_text_key(input, mode, opts) {
+        out.push_str(k);
+        return Ok(());
+    }
     with_parsed(input, mode, opts.level, |iri| {
         normalize_into(&iri, opts, out)
     })

@@ -196,6 +196,23 @@ fn check(s: &str) -> Result<(), String> {
                 }
                 continue;
             };
+            // Reading the text (which may take the fused fast path before any parse) gives the
+            // key of the parsed reference.
+            let by_text = linksieve_iri::normalize_str(
+                s,
+                InputMode::Strict,
+                &NormalizeOptions {
+                    level,
+                    form: KeyForm::Uri,
+                    ..o.clone()
+                },
+            );
+            if by_text.as_ref().ok() != Some(&uri) {
+                return Err(ctx(
+                    &format!("normalize_str gives {by_text:?}, not {uri:?}"),
+                    level,
+                ));
+            }
             if level >= Level::Syntax
                 && (!uri.is_ascii() || IriRef::parse_with(uri.as_str(), Grammar::Uri).is_err())
             {

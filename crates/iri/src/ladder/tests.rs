@@ -395,3 +395,140 @@ fn fast_path_takes_the_common_case() {
         );
     }
 }
+
+/// Every one-byte variant of `s` with a byte that matters to the fused fast path: the
+/// delimiters, `%`, `.`, `-`, uppercase, a space and a non-ASCII character.
+fn variants(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, _) in s.char_indices() {
+        for r in [
+            "/", ".", "%", "?", "#", ":", "@", "[", "]", "-", "x", "X", "0", " ", "é", "%2e",
+            "%7e", "%c3", "xn--", "",
+        ] {
+            let end = s[i..].chars().next().map_or(i, |c| i + c.len_utf8());
+            out.push(format!("{}{r}{}", &s[..i], &s[end..]));
+            out.push(format!("{}{r}{}", &s[..i], &s[i..]));
+        }
+    }
+    out
+}
+
+#[test]
+fn fused_fast_path_never_accepts_what_the_parser_or_is_normal_would_not() {
+    let mut inputs: Vec<String> = [
+        "http://example.com/a/b.html?x=1&y=%2F#frag",
+        "https://xn--rsum-bpad.example/",
+        "http://a.xn--rsum-bpad.example/",
+        "http://axn--b.example/",
+        "http://a-b.example:8080/./x/../y?q=/./#f",
+        "file://localhost/etc",
+        "foo://h",
+        "http://h:0/",
+        "http://h:080/",
+        "https://h:443/",
+        "http://:80/",
+        "http://h:/",
+        "ftp://u@h/",
+        "http://[::1]/",
+        "http://h/a%41b%2F%c3%a9%C3%A9",
+        "http://h/a/.b/..c/..",
+        "http://h?#",
+        "http://h/#a#b",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let n = inputs.len();
+    inputs.extend(vector_inputs());
+    // One-byte variants of the examples above and of every 16th vector input (all of them
+    // would take minutes in a debug build).
+    let variants: Vec<String> = (inputs.iter().take(n))
+        .chain(inputs.iter().skip(n).step_by(16))
+        .flat_map(|s| variants(s))
+        .collect();
+    inputs.extend(variants);
+    let mut taken = 0;
+    for s in &inputs {
+        for level in [Level::Syntax, Level::Scheme, Level::Protocol] {
+            for nfc in [false, true] {
+                if !fast::is_normal_text(s, level, nfc, false) {
+                    continue;
+                }
+                taken += 1;
+                let iri = IriRef::parse(s).unwrap_or_else(|e| panic!("{s}: taken, but {e}"));
+                assert!(fast::is_normal(iri, level, nfc, false), "{s} at {level}");
+                assert_eq!(slow_key(iri, level, nfc, None).as_str(), s, "{level}");
+            }
+        }
+    }
+    assert!(taken > 10_000, "fused fast path taken {taken} times");
+}
+
+#[test]
+fn fused_fast_path_takes_the_common_case() {
+    for s in [
+        "https://www.sec.gov/edgar.shtml",
+        "http://example.com/a/b.html?x=1&y=%2F#top",
+        "http://a-b.example:8080/.well-known/x..y?q=./..",
+        "https://xn.example/xn--a",
+        "ftp://h/",
+    ] {
+        assert!(fast::is_normal_text(s, Level::Scheme, false, false), "{s}");
+        assert_eq!(key(s, Level::Scheme), s);
+    }
+    // Normal, but left to the parser: userinfo, IP literals, opaque and relative references.
+    for s in ["ftp://u@h/", "http://[::1]/", "mailto:a@b.example", "//h/a"] {
+        assert!(!fast::is_normal_text(s, Level::Syntax, false, false), "{s}");
+    }
+    // Not normal at the scheme rung.
+    for s in [
+        "HTTP://h/",
+        "http://H/",
+        "http://h:80/",
+        "http://h:/",
+        "http://h:08080/",
+        "http://h",
+        "http://h/%7e",
+        "http://h/%7E",
+        "http://h/%c3%a9",
+        "http://h/./a",
+        "http://h/a/..",
+        "http://h/a/..?q",
+        "http://xn--rsum-bpad.example/",
+        "http://a.xn--rsum-bpad.example/",
+        "file://localhost/etc",
+    ] {
+        assert!(!fast::is_normal_text(s, Level::Scheme, false, false), "{s}");
+    }
+    // Fragments stay below the protocol rung; rules always take the general path.
+    assert!(fast::is_normal_text(
+        "http://h/#f",
+        Level::Scheme,
+        false,
+        false
+    ));
+    assert!(!fast::is_normal_text(
+        "http://h/#f",
+        Level::Protocol,
+        false,
+        false
+    ));
+    assert!(!fast::is_normal_text(
+        "http://h/",
+        Level::Protocol,
+        false,
+        true
+    ));
+    // With NFC, an encoded non-ASCII octet may change.
+    assert!(fast::is_normal_text(
+        "http://h/%C3%A9",
+        Level::Scheme,
+        false,
+        false
+    ));
+    assert!(!fast::is_normal_text(
+        "http://h/%C3%A9",
+        Level::Scheme,
+        true,
+        false
+    ));
+}
