@@ -132,19 +132,31 @@ pub(super) fn is_normal_text(s: &str, level: Level, nfc: bool, rules: bool) -> b
     }
     let b = s.as_bytes();
     let len = b.len();
-    // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), lowercase (CMP 4.2.1), then "://".
-    if !b.first().is_some_and(u8::is_ascii_lowercase) {
-        return false;
-    }
-    let mut i = 1;
-    while i < len && CLASS[b[i] as usize] & SCHEME_LOWER != 0 {
-        i += 1;
-    }
-    if b.get(i..i + 3) != Some(b"://") {
-        return false;
-    }
-    let scheme = &b[..i];
-    i += 3;
+    // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), lowercase (CMP 4.2.1), then "://";
+    // the two schemes of most links are compared whole.
+    let (scheme, info, mut i) = if b.starts_with(b"https://") {
+        (&b[..5], Some(&HTTPS), 8)
+    } else if b.starts_with(b"http://") {
+        (&b[..4], Some(&HTTP), 7)
+    } else {
+        if !b.first().is_some_and(u8::is_ascii_lowercase) {
+            return false;
+        }
+        let mut i = 1;
+        while i < len && CLASS[b[i] as usize] & SCHEME_LOWER != 0 {
+            i += 1;
+        }
+        if b.get(i..i + 3) != Some(b"://") {
+            return false;
+        }
+        let scheme = &b[..i];
+        let info = if level >= Level::Scheme {
+            table_row(scheme)
+        } else {
+            None
+        };
+        (scheme, info, i + 3)
+    };
     // ireg-name: unreserved / sub-delims, with no uppercase letter and no `%` (CMP 4.2.1).
     // A label starting with `xn--` is noted on the way (IDNA would have to check it): hyphens
     // are not in the run class, so that the run loop stays one load and one test per byte.
@@ -231,7 +243,6 @@ pub(super) fn is_normal_text(s: &str, level: Level, nfc: bool, rules: bool) -> b
         return true;
     }
     // The scheme rung (CMP 4.3), as in `is_normal`.
-    let info = table_row(scheme);
     let dns = info.is_some_and(|i| i.dns_host);
     if dns && xn_label {
         return false;
