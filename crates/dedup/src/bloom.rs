@@ -41,8 +41,7 @@ const MAX_K: u32 = 16;
 /// ```
 #[derive(Clone, Debug)]
 pub struct BloomSet {
-    blocks: Vec<[u64; WORDS]>,
-    k: u32,
+    bits: BloomBits,
     /// `(x / 512)^k` for x in 0..=512.
     pow: Vec<f64>,
     /// `Σ_b (x_b / 512)^k`.
@@ -99,10 +98,10 @@ impl BloomSet {
     /// assert_eq!(set.hashes(), 8);
     /// ```
     pub fn with_blocks(blocks: usize, k: u32) -> BloomSet {
-        let k = k.clamp(1, MAX_K);
+        let bits = BloomBits::with_blocks(blocks, k);
+        let k = bits.k;
         BloomSet {
-            blocks: vec![[0; WORDS]; blocks.max(1)],
-            k,
+            bits,
             pow: (0..=BLOCK_BITS)
                 .map(|x| (x as f64 / BLOCK_BITS as f64).powi(k as i32))
                 .collect(),
@@ -110,13 +109,6 @@ impl BloomSet {
             len: 0,
             expected_fp: 0.0,
         }
-    }
-
-    #[inline]
-    fn locate(&self, fp: Fingerprint) -> (usize, u64) {
-        let hi = (fp.0 >> 64) as u64;
-        let b = ((hi as u128 * self.blocks.len() as u128) >> 64) as usize;
-        (b, fp.0 as u64)
     }
 
     /// Inserts a fingerprint; true when the filter did not hold it (certainly new), false when
@@ -130,27 +122,14 @@ impl BloomSet {
     /// ```
     #[inline]
     pub fn insert(&mut self, fp: Fingerprint) -> bool {
-        let (b, mut h) = self.locate(fp);
-        let k = self.k;
-        let block = &mut self.blocks[b];
-        let mut newly = 0usize;
-        for i in 0..k {
-            let slot = i % POS_PER_WORD;
-            if i > 0 && slot == 0 {
-                h = mix(h);
-            }
-            let pos = (h >> (slot * 9)) as usize & (BLOCK_BITS - 1);
-            let mask = 1u64 << (pos & 63);
-            let w = &mut block[pos >> 6];
-            if *w & mask == 0 {
-                *w |= mask;
-                newly += 1;
-            }
-        }
+        let (b, newly) = self.bits.set(fp);
         if newly == 0 {
             return false;
         }
-        let after = block.iter().map(|w| w.count_ones() as usize).sum::<usize>();
+        let after = self.bits.blocks[b]
+            .iter()
+            .map(|w| w.count_ones() as usize)
+            .sum::<usize>();
         let p = self.current_false_positive_rate().min(1.0 - 1e-12);
         self.expected_fp += p / (1.0 - p);
         self.fill_sum += self.pow[after] - self.pow[after - newly];
@@ -163,24 +142,12 @@ impl BloomSet {
     /// ```
     /// use linksieve_dedup::{BloomSet, Fingerprint};
     /// let mut set = BloomSet::new(100, 0.01).unwrap();
-    /// set.insert(Fingerprint(1));
-    /// assert!(set.contains(Fingerprint(1)));
+    /// set.insert(Fingerprint(7));
+    /// assert!(set.contains(Fingerprint(7)));
     /// ```
     #[inline]
     pub fn contains(&self, fp: Fingerprint) -> bool {
-        let (b, mut h) = self.locate(fp);
-        let block = &self.blocks[b];
-        for i in 0..self.k {
-            let slot = i % POS_PER_WORD;
-            if i > 0 && slot == 0 {
-                h = mix(h);
-            }
-            let pos = (h >> (slot * 9)) as usize & (BLOCK_BITS - 1);
-            if block[pos >> 6] & (1u64 << (pos & 63)) == 0 {
-                return false;
-            }
-        }
-        true
+        self.bits.contains(fp)
     }
 
     /// The probability, now, that a key never inserted is reported seen:
@@ -194,7 +161,7 @@ impl BloomSet {
     /// assert!(set.current_false_positive_rate() <= 0.011);
     /// ```
     pub fn current_false_positive_rate(&self) -> f64 {
-        (self.fill_sum / self.blocks.len() as f64).clamp(0.0, 1.0)
+        (self.fill_sum / self.bits.blocks.len() as f64).clamp(0.0, 1.0)
     }
 
     /// The expected number of new keys wrongly reported seen so far:
@@ -219,7 +186,7 @@ impl BloomSet {
     /// assert_eq!(linksieve_dedup::BloomSet::with_blocks(2, 3).bits(), 1024);
     /// ```
     pub fn bits(&self) -> u64 {
-        self.blocks.len() as u64 * BLOCK_BITS as u64
+        self.bits.bits()
     }
 
     /// Bits set per key (`k`).
@@ -228,7 +195,156 @@ impl BloomSet {
     /// assert_eq!(linksieve_dedup::BloomSet::with_blocks(2, 3).hashes(), 3);
     /// ```
     pub fn hashes(&self) -> u32 {
-        self.k
+        self.bits.k
+    }
+}
+
+/// The bits of a blocked Bloom filter, without the error accounting of [`BloomSet`]: for
+/// callers that only need "certainly new" or "maybe seen" (the pipeline's per-rung duplicate
+/// split). The same layout as [`BloomSet`]: 512-bit blocks (one cache line each), the block
+/// picked by the fingerprint's high 64 bits, `k` positions by 9-bit slices of the low 64 bits.
+///
+/// ```
+/// use linksieve_dedup::{BloomBits, Fingerprint};
+/// let mut bits = BloomBits::with_blocks(1024, 7);
+/// assert!(bits.insert(Fingerprint::of(b"http://a/")));
+/// assert!(!bits.insert(Fingerprint::of(b"http://a/")));
+/// assert!(bits.contains(Fingerprint::of(b"http://a/")));
+/// ```
+#[derive(Clone, Debug)]
+pub struct BloomBits {
+    blocks: Vec<[u64; WORDS]>,
+    k: u32,
+}
+
+impl BloomBits {
+    /// A filter of exactly `blocks` 512-bit blocks and `k` bits per key (`k` clamped to
+    /// 1..=16, `blocks` to at least 1), all clear.
+    ///
+    /// ```
+    /// let bits = linksieve_dedup::BloomBits::with_blocks(100, 8);
+    /// assert_eq!(bits.bits(), 51_200);
+    /// ```
+    pub fn with_blocks(blocks: usize, k: u32) -> BloomBits {
+        BloomBits {
+            blocks: vec![[0; WORDS]; blocks.max(1)],
+            k: k.clamp(1, MAX_K),
+        }
+    }
+
+    #[inline]
+    fn locate(&self, fp: Fingerprint) -> (usize, u64) {
+        let hi = (fp.0 >> 64) as u64;
+        let b = ((hi as u128 * self.blocks.len() as u128) >> 64) as usize;
+        (b, fp.0 as u64)
+    }
+
+    /// Sets the bits of `fp` (positions from `h`, the low 64 bits or a tagged mix of them);
+    /// returns its block and how many of its bits were clear.
+    #[inline]
+    fn set(&mut self, fp: Fingerprint) -> (usize, usize) {
+        let (b, h) = self.locate(fp);
+        self.set_at(b, h)
+    }
+
+    #[inline]
+    fn set_at(&mut self, b: usize, mut h: u64) -> (usize, usize) {
+        let k = self.k;
+        let block = &mut self.blocks[b];
+        let mut newly = 0usize;
+        for i in 0..k {
+            let slot = i % POS_PER_WORD;
+            if i > 0 && slot == 0 {
+                h = mix(h);
+            }
+            let pos = (h >> (slot * 9)) as usize & (BLOCK_BITS - 1);
+            let mask = 1u64 << (pos & 63);
+            let w = &mut block[pos >> 6];
+            newly += usize::from(*w & mask == 0);
+            *w |= mask;
+        }
+        (b, newly)
+    }
+
+    /// Inserts a fingerprint; true when the filter did not hold it (certainly new), false when
+    /// it did (seen, or a false positive).
+    ///
+    /// ```
+    /// use linksieve_dedup::{BloomBits, Fingerprint};
+    /// let mut bits = BloomBits::with_blocks(8, 7);
+    /// assert!(bits.insert(Fingerprint(1 << 100 | 5)));
+    /// assert!(!bits.insert(Fingerprint(1 << 100 | 5)));
+    /// ```
+    #[inline]
+    pub fn insert(&mut self, fp: Fingerprint) -> bool {
+        self.set(fp).1 > 0
+    }
+
+    /// True when the filter holds the fingerprint (or a false positive says so).
+    ///
+    /// ```
+    /// use linksieve_dedup::{BloomBits, Fingerprint};
+    /// let bits = BloomBits::with_blocks(8, 7);
+    /// assert!(!bits.contains(Fingerprint(42)));
+    /// ```
+    #[inline]
+    pub fn contains(&self, fp: Fingerprint) -> bool {
+        let (b, mut h) = self.locate(fp);
+        let block = &self.blocks[b];
+        for i in 0..self.k {
+            let slot = i % POS_PER_WORD;
+            if i > 0 && slot == 0 {
+                h = mix(h);
+            }
+            let pos = (h >> (slot * 9)) as usize & (BLOCK_BITS - 1);
+            if block[pos >> 6] & (1u64 << (pos & 63)) == 0 {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// [`insert`](BloomBits::insert) into one of several sets kept in the same filter: `fp`
+    /// under `tag`. Every tag of one fingerprint lands in the same block (one cache line), at
+    /// positions of its own; tag 0 is [`insert`](BloomBits::insert). One filter with room for
+    /// all the tags' keys then answers for each tag as a filter of its own would, and a key
+    /// inserted under several tags costs one cache miss, not one per tag.
+    ///
+    /// ```
+    /// use linksieve_dedup::{BloomBits, Fingerprint};
+    /// let mut bits = BloomBits::with_blocks(1024, 7);
+    /// let fp = Fingerprint::of(b"http://a/");
+    /// assert!(bits.insert_tagged(fp, 1));
+    /// assert!(bits.insert_tagged(fp, 2));
+    /// assert!(!bits.insert_tagged(fp, 1));
+    /// ```
+    #[inline]
+    pub fn insert_tagged(&mut self, fp: Fingerprint, tag: u8) -> bool {
+        let (b, h) = self.locate(fp);
+        let h = if tag == 0 {
+            h
+        } else {
+            mix(h ^ u64::from(tag).wrapping_mul(0xA076_1D64_78BD_642F))
+        };
+        self.set_at(b, h).1 > 0
+    }
+
+    /// Bits in the filter.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_dedup::BloomBits::with_blocks(2, 3).bits(), 1024);
+    /// ```
+    pub fn bits(&self) -> u64 {
+        self.blocks.len() as u64 * BLOCK_BITS as u64
+    }
+
+    /// Bytes of the filter's blocks.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_dedup::BloomBits::with_blocks(2, 3).memory_bytes(), 128);
+    /// ```
+    pub fn memory_bytes(&self) -> usize {
+        self.blocks.capacity() * BLOCK_BITS / 8
     }
 }
 
@@ -323,7 +439,7 @@ impl SeenSet for BloomSet {
 
     fn memory_bytes(&self) -> usize {
         std::mem::size_of::<Self>()
-            + self.blocks.capacity() * BLOCK_BITS / 8
+            + self.bits.memory_bytes()
             + self.pow.capacity() * std::mem::size_of::<f64>()
     }
 }
@@ -374,12 +490,36 @@ mod tests {
     }
 
     #[test]
+    fn tags_are_sets_of_their_own() {
+        // 20k keys under each of three tags in a filter sized for 60k at ~1%: no false
+        // negatives under any tag, and a key inserted under one tag is new under the others
+        // (up to false positives).
+        let mut bits = BloomBits::with_blocks(60_000 * 10 / 512, 7);
+        for tag in 0..3u8 {
+            for i in 0..20_000 {
+                bits.insert_tagged(fp(i, 7), tag);
+            }
+            for i in 0..20_000 {
+                assert!(!bits.insert_tagged(fp(i, 7), tag), "tag {tag} key {i}");
+            }
+        }
+        let mut new = 0;
+        for i in 0..20_000 {
+            new += usize::from(bits.insert_tagged(fp(i, 7), 3));
+        }
+        assert!(new > 19_000, "{new} of 20000 new under a fresh tag");
+        // Tag 0 is the untagged filter.
+        assert!(!bits.insert(fp(1, 7)));
+    }
+
+    #[test]
     fn fill_sum_equals_recomputation() {
         let mut set = BloomSet::with_blocks(64, 11);
         for i in 0..5000 {
             set.insert(fp(i, 3));
         }
         let exact: f64 = set
+            .bits
             .blocks
             .iter()
             .map(|b| set.pow[b.iter().map(|w| w.count_ones() as usize).sum::<usize>()])
@@ -393,7 +533,7 @@ mod tests {
         let bits_per_key = set.bits() as f64 / 1e6;
         // A classic Bloom filter needs 9.6 bits per key at 1%; blocking costs a little more.
         assert!((9.6..12.0).contains(&bits_per_key), "{bits_per_key}");
-        assert!(model_rate(1e6 / set.blocks.len() as f64, set.k) <= 0.01);
+        assert!(model_rate(1e6 / set.bits.blocks.len() as f64, set.bits.k) <= 0.01);
         assert!(BloomSet::new(1, f64::NAN).is_err());
         assert!(BloomSet::new(0, 0.5).is_ok());
     }

@@ -1058,6 +1058,9 @@ fn reason(e: &NormalizeError) -> String {
     }
 }
 
+/// The rungs that can lie below the chosen one, each with its Bloom filter in the sink.
+const LOWER_RUNGS: [Level; 3] = [Level::String, Level::Syntax, Level::Scheme];
+
 /// Keys the Bloom filters of the lower rungs are sized for.
 const LOWER_RUNG_KEYS: usize = 4 << 20;
 
@@ -1066,7 +1069,7 @@ struct Sink<'a> {
     opts: &'a RunOptions,
     dedup: &'a mut dyn Dedup,
     out: io::BufWriter<&'a mut dyn Write>,
-    lower: [linksieve_dedup::BloomSet; 3],
+    lower: linksieve_dedup::BloomBits,
     /// Chunks whose items wait for decisions; `done` of the front chunk's items are written.
     pending: VecDeque<ChunkOut>,
     done: usize,
@@ -1078,16 +1081,22 @@ struct Sink<'a> {
 
 impl<'a> Sink<'a> {
     fn new(opts: &'a RunOptions, dedup: &'a mut dyn Dedup, out: &'a mut dyn Write) -> Self {
-        // Rungs below the chosen one: blocked Bloom filters of 512-bit blocks sized for 4 M keys
-        // at about 10 bits per key (about 1% false positives, 5 MB each), 7 hashes. Sized
-        // directly: `BloomSet::new` searches for the best parameters, which costs ~30 ms a filter
-        // at this size, a fixed start-up cost of every run.
-        let bloom = || linksieve_dedup::BloomSet::with_blocks(LOWER_RUNG_KEYS * 10 / 512, 7);
+        // Rungs below the chosen one: one blocked Bloom filter of 512-bit blocks, each rung's
+        // keys under its own tag (a link that is its own key at every rung costs one cache
+        // miss, not one per rung), sized for 4 M keys per rung at about 10 bits per key (about
+        // 1% false positives, 5 MB a rung), 7 hashes. Sized directly: `BloomSet::new` searches
+        // for the best parameters, which costs ~30 ms at this size, a fixed start-up cost of
+        // every run.
+        let rungs = LOWER_RUNGS
+            .iter()
+            .filter(|&&r| r < opts.normalize.level)
+            .count();
+        let lower = linksieve_dedup::BloomBits::with_blocks(rungs * LOWER_RUNG_KEYS * 10 / 512, 7);
         Sink {
             opts,
             dedup,
             out: io::BufWriter::with_capacity(1 << 16, out),
-            lower: [bloom(), bloom(), bloom()],
+            lower,
             pending: VecDeque::new(),
             done: 0,
             decisions: VecDeque::new(),
@@ -1194,13 +1203,15 @@ impl<'a> Sink<'a> {
 
     fn account(&mut self, c: &ChunkOut, item: &Item, new: bool) {
         let level = self.opts.normalize.level;
-        let rungs = [Level::String, Level::Syntax, Level::Scheme];
+        let rungs = LOWER_RUNGS;
         let mut caught = None;
         for (i, rung) in rungs.into_iter().enumerate() {
             if rung >= level {
                 break;
             }
-            let seen = !self.lower[i].insert(Fingerprint(item.lower[i]));
+            let seen = !self
+                .lower
+                .insert_tagged(Fingerprint(item.lower[i]), i as u8);
             if seen && caught.is_none() && !new {
                 caught = Some(rung);
             }
