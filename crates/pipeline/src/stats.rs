@@ -47,9 +47,9 @@ pub struct RunStats {
     /// Keys written (new keys).
     pub unique_keys: u64,
     /// Links whose key was seen before, by the lowest rung at which they were (the string rung
-    /// catches exact repeats; each higher rung what only it merges). Rungs below the chosen one are
-    /// tracked in one Bloom filter (a tag per rung, about 1% false positives), so these split the exact total
-    /// `duplicates` approximately.
+    /// catches exact repeats; each higher rung what only it merges). Rungs below the chosen one
+    /// are tracked in one Bloom filter (a tag per rung, about 1% false positives), so these split
+    /// the exact total `duplicates` approximately.
     pub duplicates_by_rung: BTreeMap<&'static str, u64>,
     /// Links whose key was seen before (exact, except in `approx` mode).
     pub duplicates: u64,
