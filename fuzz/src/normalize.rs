@@ -10,7 +10,8 @@
 //!   fuzz input split at its first line feed) with equal `uri` keys at a rung have equal keys
 //!   at every rung above;
 //! - `uri` keys from `syntax` up are ASCII and parse with `Grammar::Uri`;
-//! - `compare` stops at the first rung where the keys are equal.
+//! - `compare` stops at the first rung where the keys are equal;
+//! - `normalize_str` (the fused fast path on text) equals `normalize` of the parsed reference.
 
 use linksieve_iri::{
     Grammar, InputMode, IriRef, KeyForm, Level, NormalizeOptions, Rules, compare_str, from_surt,
@@ -52,10 +53,28 @@ pub fn run(data: &[u8]) {
         rules: (flags & 2 != 0).then(rules),
         ..Default::default()
     };
+    text_path_equals_parsed_path(&s, &base);
     let (a, b) = crate::split_pair(&s);
     let ka = one(a, mode, &base);
     let kb = one(b, mode, &base);
     pair(a, b, &ka, &kb, mode, &base);
+}
+
+/// Reading the text (`normalize_str`, which may answer from the fused fast path before any
+/// parse) gives the key of the parsed reference (`normalize`), at every rung, or both fail.
+fn text_path_equals_parsed_path(s: &str, o: &NormalizeOptions) {
+    for level in Level::ALL {
+        let o = NormalizeOptions {
+            level,
+            form: KeyForm::Uri,
+            ..o.clone()
+        };
+        let by_text = normalize_str(s, InputMode::Strict, &o).ok();
+        let parsed = IriRef::parse(s)
+            .ok()
+            .and_then(|iri| linksieve_iri::normalize(&iri, &o).ok());
+        assert_eq!(by_text, parsed, "{s:?} at {level}");
+    }
 }
 
 /// The key of `s` read in `mode`, at `level`, in `form`.
