@@ -99,19 +99,10 @@ pub(super) fn is_normal(iri: IriRef<&str>, level: Level, nfc: bool, rules: bool)
                 return false;
             }
         }
-        if scheme_rung {
-            if let Some(p) = iri.port() {
-                let default = info.and_then(|i| i.default_port);
-                if p.is_empty()
-                    || (p.len() > 1 && p.starts_with('0'))
-                    || default.is_some_and(|d| port_is(p, d))
-                {
-                    return false;
-                }
-            }
-            if info.is_some() && path.is_empty() {
-                return false;
-            }
+        if scheme_rung
+            && !port_and_path_normal(info, iri.port().map(str::as_bytes), path.is_empty())
+        {
+            return false;
         }
     } else if file && path.starts_with('/') {
         return false;
@@ -250,12 +241,17 @@ pub(super) fn is_normal_text(s: &str, level: Level, nfc: bool, rules: bool) -> b
     if scheme == b"file" && host == b"localhost" {
         return false;
     }
+    port_and_path_normal(info, port, path_empty)
+}
+
+/// The scheme rung's port and path rules (CMP 4.3) hold for an authority with `port` (its
+/// digits) and a path (empty or not) under a scheme with table row `info`: no empty, zero-led
+/// or default port, and no empty path for a table scheme.
+#[inline]
+fn port_and_path_normal(info: Option<&SchemeInfo>, port: Option<&[u8]>, path_empty: bool) -> bool {
     if let Some(p) = port {
         let default = info.and_then(|i| i.default_port);
-        if p.is_empty()
-            || (p.len() > 1 && p[0] == b'0')
-            || default.is_some_and(|d| port_is_bytes(p, d))
-        {
+        if p.is_empty() || (p.len() > 1 && p[0] == b'0') || default.is_some_and(|d| port_is(p, d)) {
             return false;
         }
     }
@@ -417,12 +413,7 @@ static HTTPS: SchemeInfo = SchemeInfo {
 };
 
 /// `p` (digits) is the decimal number `d`.
-fn port_is(p: &str, d: u16) -> bool {
-    port_is_bytes(p.as_bytes(), d)
-}
-
-/// `p` (ASCII digits) is the decimal number `d`.
-fn port_is_bytes(p: &[u8], d: u16) -> bool {
+fn port_is(p: &[u8], d: u16) -> bool {
     p.len() <= 5
         && p.iter()
             .try_fold(0u32, |v, &c| {
