@@ -1058,10 +1058,10 @@ fn reason(e: &NormalizeError) -> String {
     }
 }
 
-/// The rungs that can lie below the chosen one, each with its Bloom filter in the sink.
+/// The rungs that can lie below the chosen one; rung `i` is tag `i` of the sink's Bloom filter.
 const LOWER_RUNGS: [Level; 3] = [Level::String, Level::Syntax, Level::Scheme];
 
-/// Keys the Bloom filters of the lower rungs are sized for.
+/// Keys per lower rung the sink's Bloom filter is sized for.
 const LOWER_RUNG_KEYS: usize = 4 << 20;
 
 /// The sink: reorders chunk results, deduplicates, writes.
@@ -1203,9 +1203,8 @@ impl<'a> Sink<'a> {
 
     fn account(&mut self, c: &ChunkOut, item: &Item, new: bool) {
         let level = self.opts.normalize.level;
-        let rungs = LOWER_RUNGS;
         let mut caught = None;
-        for (i, rung) in rungs.into_iter().enumerate() {
+        for (i, rung) in LOWER_RUNGS.into_iter().enumerate() {
             if rung >= level {
                 break;
             }
