@@ -32,7 +32,7 @@ pub(super) fn is_normal(iri: IriRef<&str>, level: Level, nfc: bool, rules: bool)
     // One pass, eight bytes at a time: every `%HH` is normal, and (where dot segments are
     // removed) no path segment is `.` or `..`. A dot segment starts with "/." (or is a path
     // starting with "."), so only the "/." pairs of the text are looked at.
-    if dots && b.get(path.start) == Some(&b'.') && dot_segment_at(b, path.start, path.end) {
+    if dots && b.get(path.start) == Some(&b'.') && dot_segment_in_text(b, path.start) {
         return false;
     }
     let mut i = 0;
@@ -46,7 +46,7 @@ pub(super) fn is_normal(iri: IriRef<&str>, level: Level, nfc: bool, rules: bool)
                     b'.' if dots
                         && slash_before
                         && path.contains(&i)
-                        && dot_segment_at(b, i, path.end) =>
+                        && dot_segment_in_text(b, i) =>
                     {
                         return false;
                     }
@@ -69,7 +69,7 @@ pub(super) fn is_normal(iri: IriRef<&str>, level: Level, nfc: bool, rules: bool)
             let mut m = pairs;
             while m != 0 {
                 let j = i + (m.trailing_zeros() / 8) as usize;
-                if path.contains(&j) && dot_segment_at(b, j, path.end) {
+                if path.contains(&j) && dot_segment_in_text(b, j) {
                     return false;
                 }
                 m &= m - 1;
@@ -294,7 +294,7 @@ static CLASS: [u8; 256] = {
 };
 
 /// The `.` at `b[i]` begins a segment `.` or `..`, in a text where a segment ends at "/", "?",
-/// "#" or the end.
+/// "#" or the end (a path ends at the first "?" or "#", RFC 3986 3.3).
 #[inline]
 fn dot_segment_in_text(b: &[u8], i: usize) -> bool {
     let seg_end = |j: usize| b.get(j).is_none_or(|c| matches!(c, b'/' | b'?' | b'#'));
@@ -323,13 +323,6 @@ fn has_byte(w: u64, c: u8) -> bool {
 fn eq_mask(w: u64, c: u8) -> u64 {
     let v = w ^ (LO * u64::from(c));
     !(((v & !HI) + !HI) | v | !HI)
-}
-
-/// The `.` at `b[i]` begins a segment `.` or `..` of the path ending at `end`.
-#[inline]
-fn dot_segment_at(b: &[u8], i: usize, end: usize) -> bool {
-    let seg_end = |j: usize| j == end || b[j] == b'/';
-    seg_end(i + 1) || (b[i + 1] == b'.' && seg_end(i + 2))
 }
 
 /// One of the (ASCII) bytes of `w` is an uppercase letter.
