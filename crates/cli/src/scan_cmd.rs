@@ -89,6 +89,8 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
         ascii_only: args.ascii_only,
         max_link_len: args.max_link_len,
         decode_all: args.stats,
+        // the text format is the links alone
+        lines: args.format != ScanFormat::Text,
     };
     let input: InputMode = args.input.into();
     let mut sink = Sink {

@@ -60,6 +60,14 @@ pub enum OutputFormat {
     Jsonl,
 }
 
+impl OutputFormat {
+    /// Whether the output shows line numbers: without them neither the reader nor the scanner
+    /// counts lines (a pass over every input byte saved).
+    fn shows_lines(self) -> bool {
+        self != OutputFormat::Keys
+    }
+}
+
 /// Options of a run.
 ///
 /// ```
@@ -650,7 +658,11 @@ impl<'a, 's> Reader<'a, 's> {
                 cut_point(&buf[..chunk], encoding)
             };
             let end = (cut + tail).min(buf.len());
-            let lines = memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64;
+            let lines = if self.opts.format.shows_lines() {
+                memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64
+            } else {
+                0
+            };
             // The chunk takes the buffer; what follows the cut moves to a recycled one.
             let mut next = self.free.1.try_recv().unwrap_or_default();
             next.clear();
@@ -695,6 +707,7 @@ impl<'a, 's> Reader<'a, 's> {
         let mut scanner = Scanner::new(&ScanOptions {
             encoding: EncodingChoice::Fixed(encoding),
             decode_all: true,
+            lines: self.opts.format.shows_lines(),
             ..self.opts.scan
         });
         let mut hits = Vec::new();
@@ -882,6 +895,7 @@ fn work(job: Job, opts: &RunOptions) -> ChunkOut {
             let mut scanner = Scanner::new(&ScanOptions {
                 encoding: EncodingChoice::Exact(encoding),
                 decode_all: !utf8,
+                lines: opts.format.shows_lines(),
                 ..opts.scan
             });
             // Hits that start in the look-ahead belong to the next chunk; in a chunk cut inside a

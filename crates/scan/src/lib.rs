@@ -198,6 +198,18 @@ pub struct ScanOptions {
     /// assert_eq!(all.stats.skipped_bytes, 0);
     /// ```
     pub decode_all: bool,
+    /// Count lines, for [`Hit::line`]. On by default; a caller that never reads the line (a
+    /// list of links, a set of keys) turns it off and saves a pass over the input bytes, and
+    /// every hit then has line 0.
+    ///
+    /// ```
+    /// use linksieve_scan::{scan_bytes, ScanOptions};
+    /// let input = b"a\nb\nhttp://a.example/";
+    /// assert_eq!(scan_bytes(input, &ScanOptions::default()).hits[0].line, 3);
+    /// let off = ScanOptions { lines: false, ..Default::default() };
+    /// assert_eq!(scan_bytes(input, &off).hits[0].line, 0);
+    /// ```
+    pub lines: bool,
 }
 
 impl Default for ScanOptions {
@@ -209,6 +221,7 @@ impl Default for ScanOptions {
             ascii_only: false,
             max_link_len: DEFAULT_MAX_LINK_LEN,
             decode_all: false,
+            lines: true,
         }
     }
 }
@@ -561,6 +574,7 @@ pub struct Scanner {
     opts: Opts,
     trig: Triggers,
     decode_all: bool,
+    lines: bool,
     choice: Choice,
     pending: Vec<u8>,
     eng: Option<Engine>,
@@ -587,6 +601,7 @@ impl Scanner {
                 email: opts.email,
             },
             decode_all: opts.decode_all,
+            lines: opts.lines,
             choice: opts.encoding.into(),
             pending: Vec::new(),
             eng: None,
@@ -676,7 +691,7 @@ impl Scanner {
             let Some((enc, bom)) = decode::decide(self.choice, &self.pending, false) else {
                 return Ok(());
             };
-            let mut eng = Engine::new(enc, bom, self.decode_all, trig);
+            let mut eng = Engine::new(enc, bom, self.decode_all, self.lines, trig);
             let pending = std::mem::take(&mut self.pending);
             eng.feed(&pending[bom..], opts, trig, &mut self.stats, &mut sink);
             self.eng = Some(eng);
@@ -705,7 +720,7 @@ impl Scanner {
             let (enc, bom) =
                 decode::decide(self.choice, &self.pending, true).unwrap_or((encoding_rs::UTF_8, 0));
             let bom = bom.min(self.pending.len());
-            let mut eng = Engine::new(enc, bom, self.decode_all, trig);
+            let mut eng = Engine::new(enc, bom, self.decode_all, self.lines, trig);
             let pending = std::mem::take(&mut self.pending);
             eng.feed(&pending[bom..], opts, trig, &mut self.stats, &mut sink);
             self.eng = Some(eng);
@@ -789,6 +804,8 @@ struct Engine {
     floor: usize,
     skipping: bool,
     wait_until: u64,
+    /// count lines ([`ScanOptions::lines`]); off, `line` stays 0
+    lines: bool,
     /// `line` is the line at text offset `line_pos` (text mode)
     line: u64,
     line_pos: u64,
@@ -823,7 +840,13 @@ fn span(raw: &[u8], abs: u64, from: u64, to: u64) -> &[u8] {
 }
 
 impl Engine {
-    fn new(enc: &'static Encoding, bom: usize, decode_all: bool, trig: Triggers) -> Engine {
+    fn new(
+        enc: &'static Encoding,
+        bom: usize,
+        decode_all: bool,
+        lines: bool,
+        trig: Triggers,
+    ) -> Engine {
         let (stream, map) = Stream::new(enc, bom as u64, 0);
         let family = Family::of(enc);
         let lazy = family.lazy() && !decode_all;
@@ -865,7 +888,8 @@ impl Engine {
             floor: 0,
             skipping: false,
             wait_until: 0,
-            line: 1,
+            lines,
+            line: lines as u64,
             line_pos: 0,
             mode: Mode::Text,
             cur: bom as u64,
@@ -965,7 +989,7 @@ impl Engine {
         let keep = keep.clamp(abs, end);
         if self.mode == Mode::Raw && keep > self.line_raw {
             let from = self.line_raw.max(abs);
-            self.line += count_lf(span(raw, abs, from, keep));
+            self.line += lf(self.lines, span(raw, abs, from, keep));
             self.line_raw = keep;
         }
         let k = (keep - abs) as usize;
@@ -1263,7 +1287,7 @@ impl Engine {
                     let (start, end) = (y + f.start as u64, y + f.end as u64);
                     if start > self.line_raw {
                         let from = self.line_raw.max(abs);
-                        self.line += count_lf(span(raw, abs, from, start));
+                        self.line += lf(self.lines, span(raw, abs, from, start));
                         self.line_raw = start;
                     }
                     self.floor_raw = y + f.resume as u64;
@@ -1336,7 +1360,7 @@ impl Engine {
                 self.skip_to(y);
                 if self.line_raw < y {
                     let from = self.line_raw.max(abs);
-                    self.line += count_lf(span(raw, abs, from, y));
+                    self.line += lf(self.lines, span(raw, abs, from, y));
                     self.line_raw = y;
                 }
                 self.line_pos = self.base;
@@ -1383,6 +1407,7 @@ impl Engine {
     fn leave_text(&mut self) {
         let t_end = self.base + self.text.len() as u64;
         count_lines(
+            self.lines,
             &self.text,
             self.base,
             t_end,
@@ -1435,6 +1460,7 @@ impl Engine {
             floor,
             skipping,
             wait_until,
+            lines,
             line,
             line_pos,
             nfc,
@@ -1442,7 +1468,7 @@ impl Engine {
             floor_raw,
             ..
         } = self;
-        let (base, legacy, encoding) = (*base, *legacy, stream.encoding);
+        let (base, legacy, encoding, lines) = (*base, *legacy, stream.encoding, *lines);
         let text: &str = text;
         let mut ctx = Ctx {
             text,
@@ -1488,7 +1514,7 @@ impl Engine {
                     pos = f.resume;
                     ctx.floor = f.resume;
                     let end = emit(
-                        &f, text, base, map, encoding, legacy, line, line_pos, nfc, sink,
+                        &f, text, base, map, encoding, legacy, lines, line, line_pos, nfc, sink,
                     );
                     // after `<…>` the closing `>` (one byte) is passed over too
                     *floor_raw = end + (f.resume - f.end) as u64;
@@ -1529,6 +1555,7 @@ impl Engine {
         let keep_abs = self.base + keep as u64;
         self.map.src_of(keep_abs, &self.text, self.base);
         count_lines(
+            self.lines,
             &self.text,
             self.base,
             keep_abs,
@@ -1557,14 +1584,20 @@ fn last8(prev: &[u8; 8], raw: &[u8], upto: usize) -> [u8; 8] {
     out
 }
 
-fn count_lines(text: &str, base: u64, to: u64, line: &mut u64, line_pos: &mut u64) {
+fn count_lines(on: bool, text: &str, base: u64, to: u64, line: &mut u64, line_pos: &mut u64) {
     if to <= *line_pos {
         return;
     }
     let from = (*line_pos - base) as usize;
     let upto = (to - base) as usize;
-    *line += count_lf(&text.as_bytes()[from..upto]);
+    *line += lf(on, &text.as_bytes()[from..upto]);
     *line_pos = to;
+}
+
+/// Line feeds in `b` when lines are counted (`on`), else 0.
+#[inline]
+fn lf(on: bool, b: &[u8]) -> u64 {
+    if on { count_lf(b) } else { 0 }
 }
 
 /// Line feeds in `b`: byte-sized counters per block so that the loop vectorizes (the spans
@@ -1612,6 +1645,7 @@ fn emit(
     map: &mut Map,
     encoding: &'static Encoding,
     legacy: bool,
+    lines: bool,
     line: &mut u64,
     line_pos: &mut u64,
     nfc: &mut String,
@@ -1621,7 +1655,7 @@ fn emit(
     let end_abs = base + f.end as u64;
     let start = map.src_of(start_abs, text, base);
     let end = map.src_of(end_abs, text, base);
-    count_lines(text, base, start_abs, line, line_pos);
+    count_lines(lines, text, base, start_abs, line, line_pos);
     let raw: &str = match &f.joined {
         Some(j) => j,
         None => &text[f.start..f.end],

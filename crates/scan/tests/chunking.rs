@@ -102,6 +102,7 @@ fn opts(label: &str, mode: u8, max: usize) -> ScanOptions {
         email: mode & 2 != 0,
         ascii_only: mode & 4 != 0,
         max_link_len: max,
+        lines: true,
     }
 }
 
@@ -144,6 +145,17 @@ fn same(input: &[u8], o: &ScanOptions, sizes: &[usize]) -> Result<(), TestCaseEr
     );
     prop_assert_eq!(&all.hits, &whole.hits);
     prop_assert_eq!(all.stats.too_long, whole.stats.too_long);
+    // without line counting: the same hits, each on line 0
+    let (unlined, _) = streamed(input, &ScanOptions { lines: false, ..*o }, sizes);
+    let zeroed: Vec<Hit> = whole
+        .hits
+        .iter()
+        .map(|h| Hit {
+            line: 0,
+            ..h.clone()
+        })
+        .collect();
+    prop_assert_eq!(&unlined, &zeroed);
     Ok(())
 }
 
