@@ -14,6 +14,13 @@
 //! previous chunk. UTF-16 and ISO-2022-JP streams, where bytes cannot be cut without decoding,
 //! are scanned in order by the reader thread and only their normalization runs in parallel.
 //!
+//! A plain file (not compressed, not WARC, in an encoding that can be cut) is not read by the
+//! reader at all beyond its first 64 KiB (to decide the encoding): the reader hands out range
+//! numbers, and each worker reads its own range with `pread` and finds the cuts at both ends
+//! itself ([`read_range`]). No thread copies input for another, and each chunk is scanned on
+//! the core that read it while it is still in that core's cache. Line numbers are counted per
+//! chunk by the workers and made absolute by the sink, in sequence order.
+//!
 //! With one thread (`threads == 1`) there is no reader thread, pool or queue: each chunk is
 //! worked and sunk on the calling thread as soon as it is cut.
 //!
@@ -27,7 +34,7 @@ use crate::dedup::{Dedup, DedupError};
 use crate::html::unescape_link;
 use crate::keyer::Keyer;
 use crate::row::tsv;
-use crate::source::{InputSpec, WarcError, http_head, open_input, read_warc_header};
+use crate::source::{Compression, InputSpec, WarcError, http_head, open_input, read_warc_header};
 use crate::stats::{InputFailure, RunStats};
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use encoding_rs::Encoding;
@@ -150,13 +157,27 @@ enum Job {
         bytes: Vec<u8>,
         body: usize,
         offset: u64,
-        line: u64,
+        /// The stream's first chunk (its lines are counted from 1).
+        stream_start: bool,
         encoding: &'static Encoding,
         /// The chunk starts in the middle of a line with no space before the cut: hits before its
         /// first space belong to the previous chunk.
         mid_token: bool,
         /// Where `bytes` goes when the chunk is scanned, for the reader to fill again.
         recycle: Sender<Vec<u8>>,
+    },
+    /// Range `k` of a plain file that the worker reads itself (see [`Reader::ranges`]).
+    #[cfg(unix)]
+    Range {
+        meta: Arc<StreamMeta>,
+        file: Arc<std::fs::File>,
+        /// The file's first byte after the BOM, and its size when it was opened.
+        start: u64,
+        len: u64,
+        k: u64,
+        encoding: &'static Encoding,
+        /// Buffers to read into and to give back.
+        free: (Sender<Vec<u8>>, Receiver<Vec<u8>>),
     },
     /// Hits already found in order (sequential streams): normalize only.
     Hits {
@@ -209,6 +230,14 @@ struct ChunkOut {
     links: u64,
     malformed: u64,
     too_long: u64,
+    /// The first chunk of a stream: the sink counts lines from 1 again.
+    stream_start: bool,
+    /// Line feeds in the chunk (counted only when the output shows lines). Item lines are
+    /// counted from the chunk's first byte; the sink adds the lines of the stream's earlier
+    /// chunks, in sequence order.
+    body_lines: u64,
+    /// The input could not be read to its end (a range read failed or came up short).
+    failed: Option<InputFailure>,
     stats: Option<RunStats>,
 }
 
@@ -459,6 +488,12 @@ impl<'a, 's> Reader<'a, 's> {
 
     fn input(&mut self, spec: &InputSpec) {
         let name = spec.name();
+        #[cfg(unix)]
+        if let InputSpec::File(path) = spec
+            && self.ranges(path, &name)
+        {
+            return;
+        }
         let (r, _compression) = match open_input(spec) {
             Ok(x) => x,
             Err(e) => {
@@ -497,6 +532,78 @@ impl<'a, 's> Reader<'a, 's> {
                 error: e.to_string(),
             });
         }
+    }
+
+    /// A plain file (uncompressed, not WARC) in an encoding that can be cut: its chunks are
+    /// ranges that the workers read themselves (`pread`, see [`read_range`]); the reader only
+    /// decides the encoding and hands out range numbers. So no thread copies input for another,
+    /// and each chunk is scanned on the core that read it. A file is read up to the size it had
+    /// when it was opened. Returns false, having counted nothing, when the file takes the
+    /// streaming path instead: not a regular file, compressed, WARC, an encoding that cannot be
+    /// cut (UTF-16, ISO-2022-JP), or an error (which the streaming path then reports).
+    #[cfg(unix)]
+    fn ranges(&mut self, path: &std::path::Path, name: &str) -> bool {
+        use std::os::unix::fs::FileExt;
+        let Ok(file) = std::fs::File::open(path) else {
+            return false;
+        };
+        let len = match file.metadata() {
+            Ok(m) if m.is_file() => m.len(),
+            _ => return false,
+        };
+        let mut head = vec![0u8; (linksieve_scan::AUTO_WINDOW as u64).min(len) as usize];
+        let mut got = 0;
+        while got < head.len() {
+            match file.read_at(&mut head[got..], got as u64) {
+                Ok(0) => return false,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => return false,
+            }
+        }
+        if Compression::sniff(&head) != Compression::None || head.starts_with(b"WARC/") {
+            return false;
+        }
+        let whole = head.len() as u64 == len;
+        let (encoding, bom) =
+            linksieve_scan::detect_encoding(self.opts.scan.encoding, &head, whole)
+                .unwrap_or((encoding_rs::UTF_8, 0));
+        if !cuttable(encoding) {
+            return false;
+        }
+        self.stats.inputs += 1;
+        *self.stats.encodings.entry(encoding.name()).or_default() += 1;
+        let start = bom as u64;
+        self.stats.skip("byte order marks", start);
+        self.stats.bytes_read += start;
+        self.progress.fetch_add(start, Ordering::Relaxed);
+        let meta = Arc::new(StreamMeta {
+            input: name.to_owned(),
+            provenance: None,
+        });
+        let file = Arc::new(file);
+        let chunk = self.opts.chunk_size.max(4096) as u64;
+        let mut k = 0;
+        while start + k * chunk < len {
+            if self.cancel.load(Ordering::Relaxed) {
+                self.stats.interrupted = true;
+                break;
+            }
+            self.submit(Job::Range {
+                meta: meta.clone(),
+                file: file.clone(),
+                start,
+                len,
+                k,
+                encoding,
+                free: self.free.clone(),
+            });
+            let n = chunk.min(len - start - k * chunk);
+            self.stats.bytes_read += n;
+            self.progress.fetch_add(n, Ordering::Relaxed);
+            k += 1;
+        }
+        true
     }
 
     /// A WARC (or WET) file: each `response`, `resource` and `conversion` record's payload is a
@@ -637,7 +744,7 @@ impl<'a, 's> Reader<'a, 's> {
         buf.drain(..bom);
         self.stats.skip("byte order marks", bom as u64);
         let mut offset = base + bom as u64;
-        let mut line = 1u64;
+        let mut stream_start = true;
         let mut mid_token = false;
         loop {
             if self.cancel.load(Ordering::Relaxed) {
@@ -658,11 +765,6 @@ impl<'a, 's> Reader<'a, 's> {
                 cut_point(&buf[..chunk], encoding)
             };
             let end = (cut + tail).min(buf.len());
-            let lines = if self.opts.format.shows_lines() {
-                memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64
-            } else {
-                0
-            };
             // The chunk takes the buffer; what follows the cut moves to a recycled one.
             let mut next = self.free.1.try_recv().unwrap_or_default();
             next.clear();
@@ -675,13 +777,13 @@ impl<'a, 's> Reader<'a, 's> {
                 bytes,
                 body: cut,
                 offset,
-                line,
+                stream_start,
                 encoding,
                 mid_token,
                 recycle: self.free.0.clone(),
             };
             self.submit(job);
-            line += lines;
+            stream_start = false;
             offset += cut as u64;
             mid_token = !clean;
             if eof && buf.is_empty() {
@@ -815,50 +917,60 @@ impl BufRead for Fused<'_> {
     }
 }
 
-/// Reads until `buf` holds `want` bytes or the input ends; returns true at the end.
+/// Reads until `buf` holds `want` bytes or the input ends; returns true at the end. Reads
+/// straight into `buf`: a `BufReader` with nothing buffered passes a read this large through
+/// to the file, so the input is not copied once more through the reader's own buffer.
 fn fill(r: &mut dyn BufRead, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
-    while buf.len() < want {
-        let avail = match r.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if avail.is_empty() {
-            return Ok(true);
-        }
-        let n = avail.len().min(want - buf.len());
-        buf.extend_from_slice(&avail[..n]);
-        r.consume(n);
+    let mut len = buf.len();
+    if len >= want {
+        return Ok(false);
     }
-    Ok(false)
+    buf.resize(want, 0);
+    let res = loop {
+        if len == want {
+            break Ok(false);
+        }
+        match r.read(&mut buf[len..]) {
+            Ok(0) => break Ok(true),
+            Ok(n) => len += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    buf.truncate(len);
+    res
 }
 
-/// Where to cut a window of raw bytes: after its last LF in the second half, else after its last
-/// space or tab, else (a very long line without spaces) after the last byte below 0x30, which is
-/// never a trail byte of a WHATWG multi-byte encoding (gb18030 uses 0x30-0x39 as trail bytes), or
-/// at a UTF-8 character boundary. The flag says whether the cut is at a space or line end.
+/// Where to cut a chunk of raw bytes: [`cut_in`] its second half.
 fn cut_point(w: &[u8], enc: &'static Encoding) -> (usize, bool) {
     let half = w.len() / 2;
-    if let Some(p) = memchr::memrchr(b'\n', &w[half..]) {
-        return (half + p + 1, true);
+    let (cut, clean) = cut_in(&w[half..], enc);
+    ((half + cut).max(1), clean)
+}
+
+/// Where to cut in the window `w`: after its last LF, else after its last space or tab, else
+/// (a very long line without spaces) after the last byte below 0x30, which is never a trail
+/// byte of a WHATWG multi-byte encoding (gb18030 uses 0x30-0x39 as trail bytes), or at a UTF-8
+/// character boundary; at the window's end when there is none of these. The flag says whether
+/// the cut is at a space or line end.
+fn cut_in(w: &[u8], enc: &'static Encoding) -> (usize, bool) {
+    if let Some(p) = memchr::memrchr(b'\n', w) {
+        return (p + 1, true);
     }
-    if let Some(p) = memchr::memrchr2(b' ', b'\t', &w[half..]) {
-        return (half + p + 1, true);
+    if let Some(p) = memchr::memrchr2(b' ', b'\t', w) {
+        return (p + 1, true);
     }
     let cut = if enc == encoding_rs::UTF_8 {
-        (half..w.len())
+        (0..w.len())
             .rev()
             .find(|&i| w[i] & 0xC0 != 0x80)
             .unwrap_or(w.len())
     } else if enc.is_single_byte() {
         w.len()
     } else {
-        w[half..]
-            .iter()
-            .rposition(|&b| b < 0x30)
-            .map_or(w.len(), |p| half + p + 1)
+        w.iter().rposition(|&b| b < 0x30).map_or(w.len(), |p| p + 1)
     };
-    (cut.max(1), false)
+    (cut, false)
 }
 
 /// A worker's job: scan (if needed) and normalize.
@@ -873,6 +985,8 @@ fn work(job: Job, opts: &RunOptions) -> ChunkOut {
     match job {
         Job::Hits { meta, hits, offset } => {
             w.out.meta = Some(meta);
+            // the sequential scanner counted the lines from the stream's start
+            w.out.stream_start = true;
             for h in hits {
                 w.link(&h.text, h.from_legacy, offset + h.start, h.line);
             }
@@ -882,51 +996,120 @@ fn work(job: Job, opts: &RunOptions) -> ChunkOut {
             bytes,
             body,
             offset,
-            line,
+            stream_start,
             encoding,
             mid_token,
             recycle,
         } => {
             w.out.meta = Some(meta);
-            // UTF-8 is scanned in place (decoded only around candidates: no copy of the chunk)
-            // and validated on its own for the count of malformed sequences; other encodings are
-            // decoded whole, which counts them.
-            let utf8 = encoding == encoding_rs::UTF_8;
-            let mut scanner = Scanner::new(&ScanOptions {
-                encoding: EncodingChoice::Exact(encoding),
-                decode_all: !utf8,
-                lines: opts.format.shows_lines(),
-                ..opts.scan
-            });
-            // Hits that start in the look-ahead belong to the next chunk; in a chunk cut inside a
-            // token, hits before the first space belong to the previous one.
-            let first_space = if mid_token {
-                memchr::memchr3(b' ', b'\t', b'\n', &bytes[..body]).unwrap_or(body) as u64
-            } else {
-                0
-            };
-            let mut take = |h: HitRef<'_>| {
-                if h.start < body as u64 && h.start >= first_space {
-                    w.link(h.text, h.from_legacy, offset + h.start, line - 1 + h.line);
-                }
-            };
-            // Malformed sequences of the body only: the look-ahead is the next chunk's body.
-            let _ = scanner.feed_with(&bytes[..body], &mut take);
-            let malformed = if utf8 {
-                malformed_utf8(&bytes[..body])
-            } else {
-                scanner.stats().malformed_sequences
-            };
-            let _ = scanner.feed_with(&bytes[body..], &mut take);
-            let _ = scanner.finish_with(&mut take);
-            w.out.malformed = malformed;
-            // An overlong candidate that crosses the cut may be counted by both chunks.
-            w.out.too_long = scanner.stats().too_long;
-            drop(scanner);
+            w.out.stream_start = stream_start;
+            w.scan(&bytes, body, offset, encoding, mid_token);
             let _ = recycle.send(bytes);
+        }
+        #[cfg(unix)]
+        Job::Range {
+            meta,
+            file,
+            start,
+            len,
+            k,
+            encoding,
+            free,
+        } => {
+            w.out.stream_start = k == 0;
+            let mut buf = free.1.try_recv().unwrap_or_default();
+            match read_range(&file, start, len, k, encoding, opts, &mut buf) {
+                Ok(r) => w.scan(&buf[r.from..r.to], r.body, r.offset, encoding, r.mid_token),
+                Err(e) => {
+                    w.out.failed = Some(InputFailure {
+                        input: meta.input.clone(),
+                        error: e.to_string(),
+                    })
+                }
+            }
+            w.out.meta = Some(meta);
+            let _ = free.0.send(buf);
         }
     }
     w.out
+}
+
+/// A range's chunk in its buffer: `buf[from..to]`, of which the first `body` bytes are the
+/// chunk (the rest look-ahead), starting at input offset `offset`.
+#[cfg(unix)]
+struct RangeChunk {
+    from: usize,
+    to: usize,
+    body: usize,
+    offset: u64,
+    mid_token: bool,
+}
+
+/// Bytes before a range's nominal start in which its cut is looked for (see [`Reader::ranges`]).
+#[cfg(unix)]
+fn cut_window(chunk: u64) -> u64 {
+    (chunk / 2).min(16 << 10)
+}
+
+/// Reads range `k` of a file (from `start`, `len` bytes at opening) into `buf` and finds its
+/// chunk. Range `k` nominally covers `start + k * C .. start + (k + 1) * C` (C the chunk size);
+/// its chunk runs from the cut before its nominal start to the cut before its nominal end, each
+/// found by [`cut_in`] in the [`cut_window`] bytes before the nominal boundary, so that two
+/// neighbouring ranges agree on their common cut without knowing each other. A file that ended
+/// before its size at opening is an error (what was read is not scanned twice: the chunks
+/// before it were already).
+#[cfg(unix)]
+fn read_range(
+    file: &std::fs::File,
+    start: u64,
+    len: u64,
+    k: u64,
+    encoding: &'static Encoding,
+    opts: &RunOptions,
+    buf: &mut Vec<u8>,
+) -> io::Result<RangeChunk> {
+    use std::os::unix::fs::FileExt;
+    let chunk = opts.chunk_size.max(4096) as u64;
+    let tail = opts.scan.max_link_len.max(64) as u64;
+    let window = cut_window(chunk);
+    let nominal = start + k * chunk;
+    let next = (nominal + chunk).min(len);
+    let from = if k == 0 { start } else { nominal - window };
+    let to = (next + tail).min(len);
+    buf.clear();
+    buf.resize((to - from) as usize, 0);
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], from + got as u64) {
+            Ok(0) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "the file ended at byte {} while it was read ({len} bytes when opened)",
+                        from + got as u64
+                    ),
+                ));
+            }
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    // the cut at a nominal boundary `b` (after `start`): in the window before it
+    let cut = |b: u64| -> (u64, bool) {
+        let lo = b - window;
+        let (c, clean) = cut_in(&buf[(lo - from) as usize..(b - from) as usize], encoding);
+        (lo + c as u64, clean)
+    };
+    let (c0, clean0) = if k == 0 { (start, true) } else { cut(nominal) };
+    let c1 = if next == len { len } else { cut(next).0 };
+    Ok(RangeChunk {
+        from: (c0 - from) as usize,
+        to: ((c1 + tail).min(len) - from) as usize,
+        body: (c1 - c0) as usize,
+        offset: c0,
+        mid_token: !clean0,
+    })
 }
 
 /// Malformed sequences in UTF-8 bytes, as a WHATWG decoder counts them (one U+FFFD for each
@@ -955,6 +1138,57 @@ struct Worker<'a> {
 }
 
 impl Worker<'_> {
+    /// Scans one chunk of a stream: `bytes[..body]` is the chunk, the rest look-ahead; it starts
+    /// at input offset `offset`, inside a token when `mid_token`.
+    fn scan(
+        &mut self,
+        bytes: &[u8],
+        body: usize,
+        offset: u64,
+        encoding: &'static Encoding,
+        mid_token: bool,
+    ) {
+        let opts = self.opts;
+        let lines = opts.format.shows_lines();
+        // UTF-8 is scanned in place (decoded only around candidates: no copy of the chunk)
+        // and validated on its own for the count of malformed sequences; other encodings are
+        // decoded whole, which counts them.
+        let utf8 = encoding == encoding_rs::UTF_8;
+        let mut scanner = Scanner::new(&ScanOptions {
+            encoding: EncodingChoice::Exact(encoding),
+            decode_all: !utf8,
+            lines,
+            ..opts.scan
+        });
+        // Hits that start in the look-ahead belong to the next chunk; in a chunk cut inside a
+        // token, hits before the first space belong to the previous one.
+        let first_space = if mid_token {
+            memchr::memchr3(b' ', b'\t', b'\n', &bytes[..body]).unwrap_or(body) as u64
+        } else {
+            0
+        };
+        let mut take = |h: HitRef<'_>| {
+            if h.start < body as u64 && h.start >= first_space {
+                self.link(h.text, h.from_legacy, offset + h.start, h.line);
+            }
+        };
+        // Malformed sequences of the body only: the look-ahead is the next chunk's body.
+        let _ = scanner.feed_with(&bytes[..body], &mut take);
+        let malformed = if utf8 {
+            malformed_utf8(&bytes[..body])
+        } else {
+            scanner.stats().malformed_sequences
+        };
+        let _ = scanner.feed_with(&bytes[body..], &mut take);
+        let _ = scanner.finish_with(&mut take);
+        self.out.malformed = malformed;
+        // An overlong candidate that crosses the cut may be counted by both chunks.
+        self.out.too_long = scanner.stats().too_long;
+        if lines {
+            self.out.body_lines = memchr::memchr_iter(b'\n', &bytes[..body]).count() as u64;
+        }
+    }
+
     /// Keys one link found at input offset `offset`, line `line`.
     fn link(&mut self, found: &str, legacy: bool, offset: u64, line: u64) {
         self.out.links += 1;
@@ -1090,6 +1324,8 @@ struct Sink<'a> {
     decisions: VecDeque<bool>,
     counts: Vec<(String, u64)>,
     count_index: std::collections::HashMap<u128, usize>,
+    /// The line of the next chunk's first byte in its stream.
+    line_base: u64,
     stats: RunStats,
 }
 
@@ -1116,6 +1352,7 @@ impl<'a> Sink<'a> {
             decisions: VecDeque::new(),
             counts: Vec::new(),
             count_index: Default::default(),
+            line_base: 1,
             stats: RunStats::default(),
         }
     }
@@ -1146,16 +1383,36 @@ impl<'a> Sink<'a> {
 
     /// The reader's closing message: its counters (and, in JSONL, the inputs it could not read).
     fn reader_done(&mut self, s: &RunStats) -> Result<(), RunError> {
+        for f in &s.inputs_failed {
+            self.input_failed(f)?;
+        }
+        Ok(())
+    }
+
+    /// An input that could not be read (to its end): an object in JSONL, else only counted.
+    fn input_failed(&mut self, f: &InputFailure) -> Result<(), RunError> {
         if self.opts.format == OutputFormat::Jsonl && !self.opts.counts {
-            for f in &s.inputs_failed {
-                let v = serde_json::json!({"input": f.input, "error": f.error});
-                writeln!(self.out, "{v}").map_err(RunError::Output)?;
-            }
+            let v = serde_json::json!({"input": f.input, "error": f.error});
+            writeln!(self.out, "{v}").map_err(RunError::Output)?;
         }
         Ok(())
     }
 
     fn chunk(&mut self, mut c: ChunkOut) -> Result<(), RunError> {
+        // The chunk's lines are counted from its first byte: add the stream's earlier lines.
+        if c.stream_start {
+            self.line_base = 1;
+        }
+        if self.opts.format.shows_lines() && self.line_base > 1 {
+            let add = self.line_base - 1;
+            c.items.iter_mut().for_each(|i| i.line += add);
+            c.rejected.iter_mut().for_each(|r| r.line += add);
+        }
+        self.line_base += c.body_lines;
+        if let Some(f) = c.failed.take() {
+            self.input_failed(&f)?;
+            self.stats.inputs_failed.push(f);
+        }
         self.stats.links_found += c.links;
         self.stats.malformed_sequences += c.malformed;
         self.stats.too_long += c.too_long;
@@ -1309,6 +1566,10 @@ impl<'a> Sink<'a> {
 
     fn fill(&self, stats: &mut RunStats) {
         stats.links_found = self.stats.links_found;
+        // inputs that failed partway through a range read (the reader's come first)
+        stats
+            .inputs_failed
+            .extend(self.stats.inputs_failed.iter().cloned());
         stats.malformed_sequences += self.stats.malformed_sequences;
         stats.too_long += self.stats.too_long;
         stats.rejected = self.stats.rejected.clone();
@@ -1324,6 +1585,71 @@ impl<'a> Sink<'a> {
 #[cfg(test)]
 mod tests {
     use super::malformed_utf8;
+
+    /// Neighbouring ranges agree on their common cut without knowing each other: the chunks
+    /// tile the file from the first byte after the BOM to its end, each with its look-ahead,
+    /// for lines, long lines (cut at spaces) and one long token (cut at a character boundary).
+    #[cfg(unix)]
+    #[test]
+    fn ranges_tile_the_file() {
+        use super::{RunOptions, read_range};
+        let dir = std::env::temp_dir().join(format!("ls-ranges-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("r.txt");
+        let lines: String = (0..3000)
+            .map(|i| format!("line {i} http://a{i}.example/\n"))
+            .collect();
+        let spaces = "wörd ".repeat(4000);
+        let token = "é".repeat(20_000);
+        for text in [lines, spaces, token] {
+            let bytes = [b"\xEF\xBB\xBF", text.as_bytes()].concat();
+            std::fs::write(&f, &bytes).unwrap();
+            let file = std::fs::File::open(&f).unwrap();
+            let len = bytes.len() as u64;
+            for chunk in [4096usize, 5000, 65536] {
+                let opts = RunOptions {
+                    chunk_size: chunk,
+                    ..RunOptions::default()
+                };
+                let mut at = 3u64;
+                let mut buf = Vec::new();
+                for k in 0..(len - 3).div_ceil(chunk as u64) {
+                    let r =
+                        read_range(&file, 3, len, k, encoding_rs::UTF_8, &opts, &mut buf).unwrap();
+                    assert_eq!(r.offset, at, "chunk {chunk}, range {k}");
+                    at += r.body as u64;
+                    let c = &buf[r.from..r.to];
+                    assert_eq!(c, &bytes[r.offset as usize..r.offset as usize + c.len()]);
+                    assert!(
+                        std::str::from_utf8(&c[..r.body]).is_ok(),
+                        "cut in a character"
+                    );
+                    assert_eq!(
+                        r.mid_token,
+                        k > 0 && !matches!(bytes[r.offset as usize - 1], b'\n' | b' ')
+                    );
+                }
+                assert_eq!(at, len, "chunk {chunk}");
+            }
+        }
+        // a file shorter than its size at opening is an error, not a short chunk
+        let file = std::fs::File::open(&f).unwrap();
+        let len = std::fs::metadata(&f).unwrap().len();
+        let e = read_range(
+            &file,
+            0,
+            len + 10,
+            0,
+            encoding_rs::UTF_8,
+            &RunOptions::default(),
+            &mut Vec::new(),
+        );
+        assert_eq!(
+            e.err().map(|e| e.kind()),
+            Some(std::io::ErrorKind::UnexpectedEof)
+        );
+        std::fs::remove_dir_all(dir).ok();
+    }
 
     #[test]
     fn malformed_utf8_counts_as_encoding_rs_does() {

@@ -130,6 +130,91 @@ fn each_chunking(
         .collect()
 }
 
+/// JSONL rows (key, offset, line) of first occurrences: lines and offsets are those of the whole
+/// input for every thread count and chunk size, whether the file is read in ranges by the
+/// workers (plain files) or streamed by the reader (compressed input).
+#[test]
+fn lines_and_offsets_are_those_of_the_whole_input_for_every_chunking() {
+    let files = inputs();
+    let base = RunOptions {
+        format: OutputFormat::Jsonl,
+        ..RunOptions::default()
+    };
+    // the reference: each file scanned whole (line counted by the scanner), first occurrences
+    let mut seen = HashSet::new();
+    let mut want = Vec::new();
+    for f in &files {
+        let bytes = std::fs::read(f).expect("read corpus");
+        for h in scan_bytes(&bytes, &base.scan).hits {
+            let mut n = base.normalize.clone();
+            n.nfc |= h.from_legacy;
+            if let Ok(k) = normalize_str(&h.text, base.input, &n)
+                && seen.insert(k.clone())
+            {
+                want.push((k, h.start, h.line));
+            }
+        }
+    }
+    assert!(want.iter().any(|r| r.2 > 1000), "long inputs");
+    let rows = |out: &str| -> Vec<(String, u64, u64)> {
+        out.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON"))
+            .filter(|v| v.get("key").is_some())
+            .map(|v| {
+                (
+                    v["key"].as_str().unwrap_or_default().to_owned(),
+                    v["offset"].as_u64().unwrap_or(0),
+                    v["line"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect()
+    };
+    for (threads, chunk) in [(1, 1 << 20), (2, 4096), (3, 65536), (1, 5000)] {
+        let opts = RunOptions {
+            threads,
+            chunk_size: chunk,
+            ..base.clone()
+        };
+        let (out, _) = go(&files, &opts, &mut MemoryDedup::default());
+        assert!(
+            rows(&out) == want,
+            "{threads} threads, chunk {chunk}: {:?}",
+            rows(&out).iter().zip(&want).find(|(a, b)| a != b)
+        );
+    }
+    // the streaming path: the same file gzip-compressed
+    let src = &files[0];
+    let bytes = std::fs::read(src).expect("read");
+    let dir = tempdir("lines");
+    let gz = dir.join("a.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(&bytes).expect("gz");
+    std::fs::write(&gz, e.finish().expect("gz")).expect("write");
+    for (threads, chunk) in [(1, 4096), (2, 65536)] {
+        let opts = RunOptions {
+            threads,
+            chunk_size: chunk,
+            ..base.clone()
+        };
+        let (plain, _) = go(
+            std::slice::from_ref(src),
+            &opts,
+            &mut MemoryDedup::default(),
+        );
+        let (streamed, _) = go(
+            std::slice::from_ref(&gz),
+            &opts,
+            &mut MemoryDedup::default(),
+        );
+        assert!(
+            rows(&plain) == rows(&streamed),
+            "{threads} threads, chunk {chunk}"
+        );
+        assert!(rows(&plain).iter().any(|r| r.2 > 100));
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
 /// `--counts` and the per-rung split of the duplicates do not depend on the chunking (workers
 /// count a chunk's exact repeats without keying them again; the sink adds them to the string
 /// rung), and the counts equal the reference's.

@@ -687,6 +687,16 @@ impl Scanner {
         self.stats.bytes_in += chunk.len() as u64;
         let (opts, trig) = (self.opts, self.trig);
         if self.eng.is_none() {
+            // a first chunk that decides the encoding (always, for a fixed one) is scanned
+            // where it lies, without a copy into `pending`
+            if self.pending.is_empty()
+                && let Some((enc, bom)) = decode::decide(self.choice, chunk, false)
+            {
+                let mut eng = Engine::new(enc, bom, self.decode_all, self.lines, trig);
+                eng.feed(&chunk[bom..], opts, trig, &mut self.stats, &mut sink);
+                self.eng = Some(eng);
+                return Ok(());
+            }
             self.pending.extend_from_slice(chunk);
             let Some((enc, bom)) = decode::decide(self.choice, &self.pending, false) else {
                 return Ok(());
