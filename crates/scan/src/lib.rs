@@ -1239,7 +1239,8 @@ impl Engine {
         let lim = end.min(t + self.dwin);
         let b = span(raw, abs, y, lim);
         let (n, stop) = if self.family == Family::Utf8 {
-            match std::str::from_utf8(b) {
+            // SIMD validation: the window is most of the input on text dense with links
+            match simdutf8::compat::from_utf8(b) {
                 Ok(text) => return (text, lim, lim == end),
                 // a sequence cut by the window's width is not an error
                 Err(e) => (e.valid_up_to(), e.error_len().is_some() || lim == end),
@@ -1248,7 +1249,7 @@ impl Engine {
             let n = Encoding::ascii_valid_up_to(b);
             (n, n < b.len() || lim == end)
         };
-        let text = std::str::from_utf8(&b[..n]).unwrap_or_default();
+        let text = simdutf8::basic::from_utf8(&b[..n]).unwrap_or_default();
         (text, y + text.len() as u64, stop)
     }
 
