@@ -1081,20 +1081,24 @@ fn read_range(
     let mut got = 0;
     while got < buf.len() {
         match file.read_at(&mut buf[got..], from + got as u64) {
-            Ok(0) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    format!(
-                        "the file ended at byte {} while it was read ({len} bytes when opened)",
-                        from + got as u64
-                    ),
-                ));
-            }
+            Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
     }
+    // A short read that still covers the range is scanned (only its look-ahead is short: the
+    // next range reports the file); one that does not is the error.
+    if (got as u64) < next - from {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!(
+                "the file ended at byte {} while it was read ({len} bytes when opened)",
+                from + got as u64
+            ),
+        ));
+    }
+    let len = len.min(from + got as u64);
     // the cut at a nominal boundary `b` (after `start`): in the window before it
     let cut = |b: u64| -> (u64, bool) {
         let lo = b - window;
@@ -1414,7 +1418,14 @@ impl<'a> Sink<'a> {
             c.rejected.iter_mut().for_each(|r| r.line += add);
         }
         self.line_base += c.body_lines;
-        if let Some(f) = c.failed.take() {
+        // A file that shrank fails in each of its later ranges: reported once.
+        if let Some(f) = c.failed.take()
+            && self
+                .stats
+                .inputs_failed
+                .last()
+                .is_none_or(|last| last.input != f.input)
+        {
             self.input_failed(&f)?;
             self.stats.inputs_failed.push(f);
         }
@@ -1653,6 +1664,55 @@ mod tests {
             e.err().map(|e| e.kind()),
             Some(std::io::ErrorKind::UnexpectedEof)
         );
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    /// A file that is shorter than its size at opening: the ranges before the end are scanned,
+    /// each later range fails, and the sink reports the input once.
+    #[cfg(unix)]
+    #[test]
+    fn a_file_that_shrank_is_one_input_failure() {
+        use super::{Job, RunOptions, Sink, StreamMeta, work};
+        use std::sync::Arc;
+        let dir = std::env::temp_dir().join(format!("ls-shrank-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("s.txt");
+        let text: String = (0..2000)
+            .map(|i| format!("see http://s{i}.example/\n"))
+            .collect();
+        std::fs::write(&f, &text).unwrap();
+        let opts = RunOptions {
+            chunk_size: 4096,
+            ..RunOptions::default()
+        };
+        let file = Arc::new(std::fs::File::open(&f).unwrap());
+        let meta = Arc::new(StreamMeta {
+            input: "s.txt".into(),
+            provenance: None,
+        });
+        // as if the file had been 5 chunks longer when it was opened
+        let len = text.len() as u64 + 5 * 4096;
+        let free = crossbeam_channel::unbounded();
+        let mut dedup = crate::dedup::MemoryDedup::default();
+        let mut out = Vec::new();
+        let mut sink = Sink::new(&opts, &mut dedup, &mut out);
+        for k in 0..len.div_ceil(4096) {
+            let job = Job::Range {
+                meta: meta.clone(),
+                file: file.clone(),
+                start: 0,
+                len,
+                k,
+                encoding: encoding_rs::UTF_8,
+                free: free.clone(),
+            };
+            sink.chunk(work(job, &opts)).unwrap();
+        }
+        assert_eq!(sink.stats.inputs_failed.len(), 1);
+        assert_eq!(sink.stats.inputs_failed[0].input, "s.txt");
+        // every full range before the end was scanned
+        assert!(sink.stats.unique_keys >= 1900, "{}", sink.stats.unique_keys);
+        drop(sink);
         std::fs::remove_dir_all(dir).ok();
     }
 
