@@ -917,10 +917,10 @@ impl BufRead for Fused<'_> {
     }
 }
 
-/// Reads until `buf` holds `want` bytes or the input ends; returns true at the end. Reads
-/// straight into `buf`: a `BufReader` with nothing buffered passes a read this large through
+/// Reads until `buf` holds `want` bytes or the input ends; returns true at the end (on an
+/// error, `buf` keeps what was read before it). Reads straight into `buf`: a `BufReader` with nothing buffered passes a read this large through
 /// to the file, so the input is not copied once more through the reader's own buffer.
-fn fill(r: &mut dyn BufRead, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+pub(crate) fn fill(r: &mut dyn BufRead, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
     let mut len = buf.len();
     if len >= want {
         return Ok(false);
@@ -1245,10 +1245,7 @@ impl Worker<'_> {
         } else {
             let mut lower = [0u128; 3];
             let mut reached = level;
-            for (i, rung) in [Level::String, Level::Syntax, Level::Scheme]
-                .into_iter()
-                .enumerate()
-            {
+            for (i, rung) in LOWER_RUNGS.into_iter().enumerate() {
                 if rung >= level {
                     break;
                 }
@@ -1648,7 +1645,8 @@ mod tests {
                 assert_eq!(at, len, "chunk {chunk}");
             }
         }
-        // a file shorter than its size at opening is an error, not a short chunk
+        // a file that ends before the range does (it shrank after opening) is an error, not a
+        // short chunk
         let file = std::fs::File::open(&f).unwrap();
         let len = std::fs::metadata(&f).unwrap().len();
         let e = read_range(

@@ -5,7 +5,7 @@
 //! same 128-bit hash as keys, so a persistent store is shared with `run --seen`.
 
 use crate::dedup::Dedup;
-use crate::engine::RunError;
+use crate::engine::{RunError, fill};
 use crate::source::{InputSpec, open_input};
 use crate::stats::InputFailure;
 use linksieve_dedup::Fingerprint;
@@ -196,24 +196,13 @@ impl LineDedup<'_> {
             let mut bytes = std::mem::take(&mut carry);
             let want = bytes.len() + BATCH;
             bytes.reserve(BATCH);
-            let mut eof = false;
-            let mut err = None;
-            while bytes.len() < want && !eof {
-                match r.fill_buf() {
-                    Ok([]) => eof = true,
-                    Ok(b) => {
-                        let n = b.len().min(want - bytes.len());
-                        bytes.extend_from_slice(&b[..n]);
-                        r.consume(n);
-                        self.stats.bytes_read += n as u64;
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => {
-                        err = Some(e);
-                        eof = true;
-                    }
-                }
-            }
+            let before = bytes.len();
+            // a read error ends the input after what was read before it
+            let (eof, err) = match fill(r, &mut bytes, want) {
+                Ok(eof) => (eof, None),
+                Err(e) => (true, Some(e)),
+            };
+            self.stats.bytes_read += (bytes.len() - before) as u64;
             // Complete lines now; the part after the last LF waits for more (or the end).
             let whole = if eof {
                 bytes.len()

@@ -692,19 +692,15 @@ impl Scanner {
             if self.pending.is_empty()
                 && let Some((enc, bom)) = decode::decide(self.choice, chunk, false)
             {
-                let mut eng = Engine::new(enc, bom, self.decode_all, self.lines, trig);
-                eng.feed(&chunk[bom..], opts, trig, &mut self.stats, &mut sink);
-                self.eng = Some(eng);
+                self.start(enc, bom, chunk, &mut sink);
                 return Ok(());
             }
             self.pending.extend_from_slice(chunk);
             let Some((enc, bom)) = decode::decide(self.choice, &self.pending, false) else {
                 return Ok(());
             };
-            let mut eng = Engine::new(enc, bom, self.decode_all, self.lines, trig);
             let pending = std::mem::take(&mut self.pending);
-            eng.feed(&pending[bom..], opts, trig, &mut self.stats, &mut sink);
-            self.eng = Some(eng);
+            self.start(enc, bom, &pending, &mut sink);
         } else if let Some(eng) = self.eng.as_mut() {
             eng.feed(chunk, opts, trig, &mut self.stats, &mut sink);
         }
@@ -730,15 +726,22 @@ impl Scanner {
             let (enc, bom) =
                 decode::decide(self.choice, &self.pending, true).unwrap_or((encoding_rs::UTF_8, 0));
             let bom = bom.min(self.pending.len());
-            let mut eng = Engine::new(enc, bom, self.decode_all, self.lines, trig);
             let pending = std::mem::take(&mut self.pending);
-            eng.feed(&pending[bom..], opts, trig, &mut self.stats, &mut sink);
-            self.eng = Some(eng);
+            self.start(enc, bom, &pending, &mut sink);
         }
         if let Some(eng) = self.eng.as_mut() {
             eng.finish(opts, trig, &mut self.stats, &mut sink);
         }
         Ok(())
+    }
+
+    /// The encoding is decided: starts the engine on the input's first bytes (`bom` of them a
+    /// byte order mark).
+    fn start(&mut self, enc: &'static Encoding, bom: usize, first: &[u8], sink: &mut Sink<'_>) {
+        let (opts, trig) = (self.opts, self.trig);
+        let mut eng = Engine::new(enc, bom, self.decode_all, self.lines, trig);
+        eng.feed(&first[bom..], opts, trig, &mut self.stats, sink);
+        self.eng = Some(eng);
     }
 }
 
