@@ -543,7 +543,6 @@ impl<'a, 's> Reader<'a, 's> {
     /// cut (UTF-16, ISO-2022-JP), or an error (which the streaming path then reports).
     #[cfg(unix)]
     fn ranges(&mut self, path: &std::path::Path, name: &str) -> bool {
-        use std::os::unix::fs::FileExt;
         let Ok(file) = std::fs::File::open(path) else {
             return false;
         };
@@ -552,14 +551,8 @@ impl<'a, 's> Reader<'a, 's> {
             _ => return false,
         };
         let mut head = vec![0u8; (linksieve_scan::AUTO_WINDOW as u64).min(len) as usize];
-        let mut got = 0;
-        while got < head.len() {
-            match file.read_at(&mut head[got..], got as u64) {
-                Ok(0) => return false,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return false,
-            }
+        if !matches!(pread_full(&file, &mut head, 0), Ok(n) if n == head.len()) {
+            return false;
         }
         if Compression::sniff(&head) != Compression::None || head.starts_with(b"WARC/") {
             return false;
@@ -1034,6 +1027,23 @@ fn work(job: Job, opts: &RunOptions) -> ChunkOut {
     w.out
 }
 
+/// Reads `buf.len()` bytes of `file` from offset `at`, fewer where the file ends first;
+/// returns how many.
+#[cfg(unix)]
+fn pread_full(file: &std::fs::File, buf: &mut [u8], at: u64) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], at + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
 /// A range's chunk in its buffer: `buf[from..to]`, of which the first `body` bytes are the
 /// chunk (the rest look-ahead), starting at input offset `offset`.
 #[cfg(unix)]
@@ -1068,7 +1078,6 @@ fn read_range(
     opts: &RunOptions,
     buf: &mut Vec<u8>,
 ) -> io::Result<RangeChunk> {
-    use std::os::unix::fs::FileExt;
     let chunk = opts.chunk_size.max(4096) as u64;
     let tail = opts.scan.max_link_len.max(64) as u64;
     let window = cut_window(chunk);
@@ -1078,15 +1087,7 @@ fn read_range(
     let to = (next + tail).min(len);
     buf.clear();
     buf.resize((to - from) as usize, 0);
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read_at(&mut buf[got..], from + got as u64) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+    let got = pread_full(file, buf, from)?;
     // A short read that still covers the range is scanned (only its look-ahead is short: the
     // next range reports the file); one that does not is the error.
     if (got as u64) < next - from {
