@@ -160,6 +160,9 @@ fn opaque_suffix(w: &[u8]) -> bool {
         n += 1;
         buf[8 - n] = x | 0x20;
     }
+    if n < 2 || !schemes::opaque_ends(buf[6], buf[7]) {
+        return false;
+    }
     // the suffix of k letters, packed as `schemes::key` packs a name: the top k bytes
     let all = u64::from_le_bytes(buf);
     (2..=n).any(|k| {
