@@ -289,7 +289,12 @@ impl BloomBits {
     /// ```
     #[inline]
     pub fn contains(&self, fp: Fingerprint) -> bool {
-        let (b, mut h) = self.locate(fp);
+        let (b, h) = self.locate(fp);
+        self.contains_at(b, h)
+    }
+
+    #[inline]
+    fn contains_at(&self, b: usize, mut h: u64) -> bool {
         let block = &self.blocks[b];
         for i in 0..self.k {
             let slot = i % POS_PER_WORD;
@@ -320,13 +325,38 @@ impl BloomBits {
     /// ```
     #[inline]
     pub fn insert_tagged(&mut self, fp: Fingerprint, tag: u8) -> bool {
-        let (b, h) = self.locate(fp);
-        let h = if tag == 0 {
-            h
-        } else {
-            mix(h ^ u64::from(tag).wrapping_mul(0xA076_1D64_78BD_642F))
-        };
+        let (b, h) = self.locate_tagged(fp, tag);
         self.set_at(b, h).1 > 0
+    }
+
+    /// [`contains`](BloomBits::contains) for `fp` under `tag` (see
+    /// [`insert_tagged`](BloomBits::insert_tagged)).
+    ///
+    /// ```
+    /// use linksieve_dedup::{BloomBits, Fingerprint};
+    /// let mut bits = BloomBits::with_blocks(1024, 7);
+    /// let fp = Fingerprint::of(b"http://a/");
+    /// bits.insert_tagged(fp, 1);
+    /// assert!(bits.contains_tagged(fp, 1));
+    /// assert!(!bits.contains_tagged(fp, 2));
+    /// ```
+    #[inline]
+    pub fn contains_tagged(&self, fp: Fingerprint, tag: u8) -> bool {
+        let (b, h) = self.locate_tagged(fp, tag);
+        self.contains_at(b, h)
+    }
+
+    #[inline]
+    fn locate_tagged(&self, fp: Fingerprint, tag: u8) -> (usize, u64) {
+        let (b, h) = self.locate(fp);
+        if tag == 0 {
+            (b, h)
+        } else {
+            (
+                b,
+                mix(h ^ u64::from(tag).wrapping_mul(0xA076_1D64_78BD_642F)),
+            )
+        }
     }
 
     /// Bits in the filter.
@@ -345,6 +375,89 @@ impl BloomBits {
     /// ```
     pub fn memory_bytes(&self) -> usize {
         self.blocks.capacity() * BLOCK_BITS / 8
+    }
+}
+
+/// Tagged Bloom bits for an unknown number of keys: a small filter (sized to stay in a core's
+/// cache) takes the first `small_keys` new keys; only then is the large one allocated, which
+/// takes every later new key. A key is seen when either filter holds it, so a run with few
+/// distinct keys never touches (or zeroes) the large filter, and one with many costs one
+/// cache-resident probe more per key than the large filter alone. Errors add: at most the
+/// small filter's rate at capacity plus the large one's.
+///
+/// ```
+/// use linksieve_dedup::{Fingerprint, StagedBits};
+/// let mut bits = StagedBits::new(2, 1000, 10, 7);
+/// for i in 0..10u64 {
+///     assert!(bits.insert_tagged(Fingerprint::of(&i.to_le_bytes()), 0));
+/// }
+/// assert!(!bits.insert_tagged(Fingerprint::of(&0u64.to_le_bytes()), 0)); // in the small one
+/// assert!(!bits.insert_tagged(Fingerprint::of(&9u64.to_le_bytes()), 0)); // in the large one
+/// assert!(bits.memory_bytes() > 1000);
+/// ```
+#[derive(Clone, Debug)]
+pub struct StagedBits {
+    small: BloomBits,
+    /// New keys the small filter still takes before the large one is made.
+    room: usize,
+    large: Option<BloomBits>,
+    large_blocks: usize,
+    k: u32,
+}
+
+impl StagedBits {
+    /// Filters for `small_keys` and then `large_keys` keys (all tags together) at
+    /// `bits_per_key` bits each and `k` bits set per key.
+    ///
+    /// ```
+    /// let bits = linksieve_dedup::StagedBits::new(1 << 16, 1 << 22, 10, 7);
+    /// assert_eq!(bits.memory_bytes(), (1 << 16) * 10 / 8);
+    /// ```
+    pub fn new(small_keys: usize, large_keys: usize, bits_per_key: usize, k: u32) -> StagedBits {
+        let blocks = |keys: usize| (keys.saturating_mul(bits_per_key) / BLOCK_BITS).max(1);
+        StagedBits {
+            small: BloomBits::with_blocks(blocks(small_keys), k),
+            room: small_keys,
+            large: (small_keys == 0).then(|| BloomBits::with_blocks(blocks(large_keys), k)),
+            large_blocks: blocks(large_keys),
+            k,
+        }
+    }
+
+    /// [`BloomBits::insert_tagged`] across both stages: true when neither filter held `fp`
+    /// under `tag` (certainly new).
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, StagedBits};
+    /// let mut bits = StagedBits::new(64, 1024, 10, 7);
+    /// let fp = Fingerprint::of(b"http://a/");
+    /// assert!(bits.insert_tagged(fp, 1));
+    /// assert!(!bits.insert_tagged(fp, 1));
+    /// assert!(bits.insert_tagged(fp, 2));
+    /// ```
+    #[inline]
+    pub fn insert_tagged(&mut self, fp: Fingerprint, tag: u8) -> bool {
+        if let Some(large) = &mut self.large {
+            return !self.small.contains_tagged(fp, tag) && large.insert_tagged(fp, tag);
+        }
+        let new = self.small.insert_tagged(fp, tag);
+        if new {
+            self.room -= 1;
+            if self.room == 0 {
+                self.large = Some(BloomBits::with_blocks(self.large_blocks, self.k));
+            }
+        }
+        new
+    }
+
+    /// Bytes of both filters' blocks (the large one once it exists).
+    ///
+    /// ```
+    /// let bits = linksieve_dedup::StagedBits::new(512, 1 << 20, 8, 7);
+    /// assert_eq!(bits.memory_bytes(), 512);
+    /// ```
+    pub fn memory_bytes(&self) -> usize {
+        self.small.memory_bytes() + self.large.as_ref().map_or(0, BloomBits::memory_bytes)
     }
 }
 
@@ -510,6 +623,40 @@ mod tests {
         assert!(new > 19_000, "{new} of 20000 new under a fresh tag");
         // Tag 0 is the untagged filter.
         assert!(!bits.insert(fp(1, 7)));
+    }
+
+    #[test]
+    fn staged_bits_forget_nothing_across_the_stage_change() {
+        // 2k keys fill the small stage, 40k more go to the large one: every key stays seen
+        // under its tag, a fresh tag sees (almost) all of them new, and the large filter exists
+        // only after the small one is full.
+        let mut bits = StagedBits::new(2_000, 100_000, 10, 7);
+        let small = bits.memory_bytes();
+        let mut new = 0;
+        for i in 0..2_000 {
+            new += usize::from(bits.insert_tagged(fp(i, 5), 1));
+        }
+        assert!(new > 1_950, "{new}");
+        if new < 2_000 {
+            assert_eq!(bits.memory_bytes(), small);
+        }
+        for i in 2_000..42_000 {
+            new += usize::from(bits.insert_tagged(fp(i, 5), 1));
+        }
+        assert!(bits.memory_bytes() > small);
+        assert!(new > 41_000, "{new} of 42000 new");
+        for i in 0..42_000 {
+            assert!(!bits.insert_tagged(fp(i, 5), 1), "key {i}");
+        }
+        let fresh = (0..42_000)
+            .filter(|&i| bits.insert_tagged(fp(i, 5), 2))
+            .count();
+        assert!(fresh > 40_000, "{fresh} of 42000 new under a fresh tag");
+        // no small stage: the large filter from the start
+        let mut bits = StagedBits::new(0, 1_000, 10, 7);
+        assert!(bits.memory_bytes() > 0);
+        assert!(bits.insert_tagged(fp(1, 5), 0));
+        assert!(!bits.insert_tagged(fp(1, 5), 0));
     }
 
     #[test]
