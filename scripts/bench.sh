@@ -50,12 +50,17 @@ ls=target/release/linksieve
 peer=target/release/run_linkify_url
 re='[A-Za-z][A-Za-z0-9+.-]*://[^[:space:]<>"]+'
 
-# best of RUNS: prints "seconds peak_kb lines"
+# best of RUNS: prints "seconds peak_kb lines". Wall time from `date +%s%N` around the command
+# (millisecond resolution: /usr/bin/time's %e has 10 ms, too coarse for the sparse runs); peak
+# RSS from /usr/bin/time. Both include the same few ms of bash start-up for every tool.
 measure() {
-    local best="" kb=0 lines=0
+    local best="" kb=0 lines=0 t0 t1 t m
     for _ in $(seq "$RUNS"); do
-        /usr/bin/time -f '%e %M' -o "$out/time" bash -c "$1" > "$out/stdout"
-        read -r t m < "$out/time"
+        t0=$(date +%s%N)
+        /usr/bin/time -f '%M' -o "$out/time" bash -c "$1" > "$out/stdout"
+        t1=$(date +%s%N)
+        t=$(awk "BEGIN{printf \"%.3f\", ($t1 - $t0) / 1e9}")
+        read -r m < "$out/time"
         if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then best=$t; kb=$m; fi
     done
     lines=$(wc -l < "$out/stdout")
@@ -65,7 +70,7 @@ measure() {
 row() { # name cmd file
     read -r t kb lines < <(measure "$2")
     local mb; mb=$(stat -L -c %s "$3")
-    printf '%-44s %8.2f s %9.1f MB/s %10.0f lines/s %8d MB peak %9d lines\n' "$1" "$t" \
+    printf '%-44s %8.3f s %9.1f MB/s %10.0f lines/s %8d MB peak %9d lines\n' "$1" "$t" \
         "$(awk "BEGIN{print $mb/1e6/($t>0?$t:1e-9)}")" "$(awk "BEGIN{print $(wc -l < "$3")/($t>0?$t:1e-9)}")" \
         "$((kb / 1024))" "$lines"
     echo "$t" > "$out/last"
@@ -83,7 +88,7 @@ for f in linux-doc-x8.txt apache-x150.log; do
     row "linkify + url + HashSet" "$peer $p" "$p"; tpeer=$(cat "$out/last")
     echo "   2 threads / 1 thread: $(ratio "$t1" "$t2"); linksieve -j2 vs rg|sort -u: $(ratio "$trg" "$t2"); -j1 vs linkify+url: $(ratio "$tpeer" "$t1")"
 done
-# Scaling on a larger dense input (fixed costs and the 10 ms timer resolution out of the ratio).
+# Scaling on a larger dense input (fixed costs out of the ratio).
 p="$out/apache-x600.log"
 [ -s "$p" ] || for _ in 1 2 3 4; do cat "$out/apache-x150.log"; done > "$p"
 echo "== scaling: apache-x600.log ($(($(stat -L -c %s "$p") / 1000000)) MB)"
