@@ -1330,9 +1330,10 @@ struct Sink<'a> {
     dedup: &'a mut dyn Dedup,
     out: io::BufWriter<&'a mut dyn Write>,
     lower: linksieve_dedup::StagedBits,
-    /// Chunks whose items wait for decisions; `done` of the front chunk's items are written.
+    /// Chunks whose items wait for decisions; `done` of the front chunk's items (and rejected
+    /// links) are written.
     pending: VecDeque<ChunkOut>,
-    done: usize,
+    done: (usize, usize),
     decisions: VecDeque<bool>,
     counts: Vec<(String, u64)>,
     count_index: std::collections::HashMap<u128, usize>,
@@ -1367,7 +1368,7 @@ impl<'a> Sink<'a> {
             out: io::BufWriter::with_capacity(1 << 16, out),
             lower,
             pending: VecDeque::new(),
-            done: 0,
+            done: (0, 0),
             decisions: VecDeque::new(),
             counts: Vec::new(),
             count_index: Default::default(),
@@ -1444,27 +1445,13 @@ impl<'a> Sink<'a> {
         self.stats.too_long += c.too_long;
         let fps: Vec<Fingerprint> = c.items.iter().map(|i| Fingerprint(i.fp)).collect();
         self.dedup.submit(&fps, &mut self.decisions)?;
-        let rejected = std::mem::take(&mut c.rejected);
-        let meta = c.meta.clone();
-        if !c.items.is_empty() {
+        for r in &c.rejected {
+            self.stats.reject(r.reason.clone());
+        }
+        if !c.items.is_empty() || !c.rejected.is_empty() {
             self.pending.push_back(c);
         }
         self.drain()?;
-        // Diagnostics after the chunk's keys that could be written.
-        for r in rejected {
-            if self.opts.format == OutputFormat::Jsonl && !self.opts.counts {
-                let v = serde_json::json!({
-                    "rejected": r.original,
-                    "error": r.error,
-                    "file": meta.as_ref().map(|m| &m.input),
-                    "offset": r.offset,
-                    "line": r.line,
-                    "provenance": meta.as_ref().and_then(|m| m.provenance.as_ref()),
-                });
-                writeln!(self.out, "{v}").map_err(RunError::Output)?;
-            }
-            self.stats.reject(r.reason);
-        }
 
         if self.dedup.durable() {
             // What was committed is written now, not when the buffer fills (see PersistentDedup).
@@ -1473,29 +1460,56 @@ impl<'a> Sink<'a> {
         Ok(())
     }
 
-    /// Writes the pending items that have a decision, in order.
+    /// Writes the pending items that have a decision, in order, and the chunks' rejected
+    /// links among them at their places in the input (so that the JSONL rows do not depend on
+    /// where chunks were cut).
     fn drain(&mut self) -> Result<(), RunError> {
         while let Some(c) = self.pending.pop_front() {
-            let mut i = self.done;
+            let (mut i, mut r) = self.done;
             while i < c.items.len() {
                 let Some(new) = self.decisions.pop_front() else {
                     break;
                 };
-                self.account(&c, &c.items[i], new);
+                let item = &c.items[i];
+                while let Some(rej) = c.rejected.get(r).filter(|x| x.offset < item.offset) {
+                    self.write_rejected(&c, rej)?;
+                    r += 1;
+                }
+                self.account(&c, item, new);
                 if new {
-                    self.write(&c, &c.items[i])?;
+                    self.write(&c, item)?;
                 }
                 i += 1;
             }
             if i < c.items.len() {
                 // Decisions owed (a persistent set commits in batches): resume here.
-                self.done = i;
+                self.done = (i, r);
                 self.pending.push_front(c);
                 break;
             }
-            self.done = 0;
+            for rej in &c.rejected[r..] {
+                self.write_rejected(&c, rej)?;
+            }
+            self.done = (0, 0);
         }
         Ok(())
+    }
+
+    /// A link without a key: an object in JSONL, else only counted (in [`Sink::chunk`]).
+    fn write_rejected(&mut self, c: &ChunkOut, r: &Rejected) -> Result<(), RunError> {
+        if self.opts.format != OutputFormat::Jsonl || self.opts.counts {
+            return Ok(());
+        }
+        let meta = c.meta.as_ref();
+        let v = serde_json::json!({
+            "rejected": r.original,
+            "error": r.error,
+            "file": meta.map(|m| &m.input),
+            "offset": r.offset,
+            "line": r.line,
+            "provenance": meta.and_then(|m| m.provenance.as_ref()),
+        });
+        writeln!(self.out, "{v}").map_err(RunError::Output)
     }
 
     fn account(&mut self, c: &ChunkOut, item: &Item, new: bool) {

@@ -130,9 +130,9 @@ fn each_chunking(
         .collect()
 }
 
-/// JSONL rows (key, offset, line) of first occurrences: lines and offsets are those of the whole
-/// input for every thread count and chunk size, whether the file is read in ranges by the
-/// workers (plain files) or streamed by the reader (compressed input).
+/// JSONL rows (key, offset, line) of first occurrences, and the rejected links among them: lines,
+/// offsets and order are those of the whole input for every thread count and chunk size, whether
+/// the file is read in ranges by the workers (plain files) or streamed by the reader (compressed input).
 #[test]
 fn lines_and_offsets_are_those_of_the_whole_input_for_every_chunking() {
     let files = inputs();
@@ -140,7 +140,8 @@ fn lines_and_offsets_are_those_of_the_whole_input_for_every_chunking() {
         format: OutputFormat::Jsonl,
         ..RunOptions::default()
     };
-    // the reference: each file scanned whole (line counted by the scanner), first occurrences
+    // the reference: each file scanned whole (line counted by the scanner), first occurrences,
+    // and every rejected link at its place among them
     let mut seen = HashSet::new();
     let mut want = Vec::new();
     for f in &files {
@@ -148,24 +149,32 @@ fn lines_and_offsets_are_those_of_the_whole_input_for_every_chunking() {
         for h in scan_bytes(&bytes, &base.scan).hits {
             let mut n = base.normalize.clone();
             n.nfc |= h.from_legacy;
-            if let Ok(k) = normalize_str(&h.text, base.input, &n)
-                && seen.insert(k.clone())
-            {
-                want.push((k, h.start, h.line));
+            match normalize_str(&h.text, base.input, &n) {
+                Ok(k) if seen.insert(k.clone()) => want.push((k, h.start, h.line)),
+                Ok(_) => {}
+                Err(_) => want.push((format!("rejected {}", h.text), h.start, h.line)),
             }
         }
     }
     assert!(want.iter().any(|r| r.2 > 1000), "long inputs");
+    assert!(
+        want.iter().filter(|r| r.0.starts_with("rejected ")).count() > 10,
+        "rejected links"
+    );
     let rows = |out: &str| -> Vec<(String, u64, u64)> {
         out.lines()
             .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON"))
-            .filter(|v| v.get("key").is_some())
-            .map(|v| {
-                (
-                    v["key"].as_str().unwrap_or_default().to_owned(),
+            .filter_map(|v| {
+                let key = match (v["key"].as_str(), v["rejected"].as_str()) {
+                    (Some(k), _) => k.to_owned(),
+                    (None, Some(r)) => format!("rejected {r}"),
+                    (None, None) => return None,
+                };
+                Some((
+                    key,
                     v["offset"].as_u64().unwrap_or(0),
                     v["line"].as_u64().unwrap_or(0),
-                )
+                ))
             })
             .collect()
     };
