@@ -234,9 +234,23 @@ impl BloomBits {
 
     #[inline]
     fn locate(&self, fp: Fingerprint) -> (usize, u64) {
+        self.locate_in(fp, 0, 0, self.blocks.len())
+    }
+
+    /// The block (among the `n` blocks from `lo`) and position bits of `fp` under `tag`.
+    #[inline]
+    fn locate_in(&self, fp: Fingerprint, tag: u8, lo: usize, n: usize) -> (usize, u64) {
         let hi = (fp.0 >> 64) as u64;
-        let b = ((hi as u128 * self.blocks.len() as u128) >> 64) as usize;
-        (b, fp.0 as u64)
+        let b = lo + ((hi as u128 * n as u128) >> 64) as usize;
+        let h = fp.0 as u64;
+        if tag == 0 {
+            (b, h)
+        } else {
+            (
+                b,
+                mix(h ^ u64::from(tag).wrapping_mul(0xA076_1D64_78BD_642F)),
+            )
+        }
     }
 
     /// Sets the bits of `fp` (positions from `h`, the low 64 bits or a tagged mix of them);
@@ -348,15 +362,7 @@ impl BloomBits {
 
     #[inline]
     fn locate_tagged(&self, fp: Fingerprint, tag: u8) -> (usize, u64) {
-        let (b, h) = self.locate(fp);
-        if tag == 0 {
-            (b, h)
-        } else {
-            (
-                b,
-                mix(h ^ u64::from(tag).wrapping_mul(0xA076_1D64_78BD_642F)),
-            )
-        }
+        self.locate_in(fp, tag, 0, self.blocks.len())
     }
 
     /// Bits in the filter.
@@ -379,11 +385,12 @@ impl BloomBits {
 }
 
 /// Tagged Bloom bits for an unknown number of keys: a small filter (sized to stay in a core's
-/// cache) takes the first `small_keys` new keys; only then is the large one allocated, which
-/// takes every later new key. A key is seen when either filter holds it, so a run with few
-/// distinct keys never touches (or zeroes) the large filter, and one with many costs one
-/// cache-resident probe more per key than the large filter alone. Errors add: at most the
-/// small filter's rate at capacity plus the large one's.
+/// cache) takes the first `small_keys` new keys; only then is the large one used, which takes
+/// every later new key. A key is seen when either filter holds it, so a run with few
+/// distinct keys never touches (or zeroes) the large filter. After the change the large filter
+/// is asked first: a key it holds costs one probe; one it does not hold is looked up in the
+/// small filter too and, when the small one holds it, counts as seen (and is now in both).
+/// Errors add: at most the small filter's rate at capacity plus the large one's.
 ///
 /// ```
 /// use linksieve_dedup::{Fingerprint, StagedBits};
@@ -397,12 +404,14 @@ impl BloomBits {
 /// ```
 #[derive(Clone, Debug)]
 pub struct StagedBits {
-    small: BloomBits,
-    /// New keys the small filter still takes before the large one is made.
+    /// Both stages in one allocation (zeroed pages from the system, which cost nothing until
+    /// touched): blocks `..small` are the small filter, the rest the large one. Two separate
+    /// allocations moved the allocator's mmap threshold and made a run on 1 M keys take
+    /// seven times the page faults.
+    bits: BloomBits,
+    small: usize,
+    /// New keys the small filter still takes before the large one is used.
     room: usize,
-    large: Option<BloomBits>,
-    large_blocks: usize,
-    k: u32,
 }
 
 impl StagedBits {
@@ -415,12 +424,11 @@ impl StagedBits {
     /// ```
     pub fn new(small_keys: usize, large_keys: usize, bits_per_key: usize, k: u32) -> StagedBits {
         let blocks = |keys: usize| (keys.saturating_mul(bits_per_key) / BLOCK_BITS).max(1);
+        let small = blocks(small_keys);
         StagedBits {
-            small: BloomBits::with_blocks(blocks(small_keys), k),
+            bits: BloomBits::with_blocks(small + blocks(large_keys), k),
+            small,
             room: small_keys,
-            large: (small_keys == 0).then(|| BloomBits::with_blocks(blocks(large_keys), k)),
-            large_blocks: blocks(large_keys),
-            k,
         }
     }
 
@@ -437,27 +445,32 @@ impl StagedBits {
     /// ```
     #[inline]
     pub fn insert_tagged(&mut self, fp: Fingerprint, tag: u8) -> bool {
-        if let Some(large) = &mut self.large {
-            return !self.small.contains_tagged(fp, tag) && large.insert_tagged(fp, tag);
+        let (small, total) = (self.small, self.bits.blocks.len());
+        let in_small = self.bits.locate_in(fp, tag, 0, small);
+        if self.room == 0 {
+            // the large filter first: a key it holds (every repeat after its first since the
+            // stage change) costs one probe; a key held by the small one only is copied over
+            let (b, h) = self.bits.locate_in(fp, tag, small, total - small);
+            return self.bits.set_at(b, h).1 > 0 && !self.bits.contains_at(in_small.0, in_small.1);
         }
-        let new = self.small.insert_tagged(fp, tag);
-        if new {
-            self.room -= 1;
-            if self.room == 0 {
-                self.large = Some(BloomBits::with_blocks(self.large_blocks, self.k));
-            }
-        }
+        let new = self.bits.set_at(in_small.0, in_small.1).1 > 0;
+        self.room -= usize::from(new);
         new
     }
 
-    /// Bytes of both filters' blocks (the large one once it exists).
+    /// Bytes of the filters in use: the small one, and the large one once the small one is
+    /// full (before that the large one is allocated but untouched).
     ///
     /// ```
     /// let bits = linksieve_dedup::StagedBits::new(512, 1 << 20, 8, 7);
     /// assert_eq!(bits.memory_bytes(), 512);
     /// ```
     pub fn memory_bytes(&self) -> usize {
-        self.small.memory_bytes() + self.large.as_ref().map_or(0, BloomBits::memory_bytes)
+        if self.room == 0 {
+            self.bits.memory_bytes()
+        } else {
+            self.small * BLOCK_BITS / 8
+        }
     }
 }
 
