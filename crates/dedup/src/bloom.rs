@@ -339,30 +339,8 @@ impl BloomBits {
     /// ```
     #[inline]
     pub fn insert_tagged(&mut self, fp: Fingerprint, tag: u8) -> bool {
-        let (b, h) = self.locate_tagged(fp, tag);
+        let (b, h) = self.locate_in(fp, tag, 0, self.blocks.len());
         self.set_at(b, h).1 > 0
-    }
-
-    /// [`contains`](BloomBits::contains) for `fp` under `tag` (see
-    /// [`insert_tagged`](BloomBits::insert_tagged)).
-    ///
-    /// ```
-    /// use linksieve_dedup::{BloomBits, Fingerprint};
-    /// let mut bits = BloomBits::with_blocks(1024, 7);
-    /// let fp = Fingerprint::of(b"http://a/");
-    /// bits.insert_tagged(fp, 1);
-    /// assert!(bits.contains_tagged(fp, 1));
-    /// assert!(!bits.contains_tagged(fp, 2));
-    /// ```
-    #[inline]
-    pub fn contains_tagged(&self, fp: Fingerprint, tag: u8) -> bool {
-        let (b, h) = self.locate_tagged(fp, tag);
-        self.contains_at(b, h)
-    }
-
-    #[inline]
-    fn locate_tagged(&self, fp: Fingerprint, tag: u8) -> (usize, u64) {
-        self.locate_in(fp, tag, 0, self.blocks.len())
     }
 
     /// Bits in the filter.
@@ -405,9 +383,7 @@ impl BloomBits {
 #[derive(Clone, Debug)]
 pub struct StagedBits {
     /// Both stages in one allocation (zeroed pages from the system, which cost nothing until
-    /// touched): blocks `..small` are the small filter, the rest the large one. Two separate
-    /// allocations moved the allocator's mmap threshold and made a run on 1 M keys take
-    /// seven times the page faults.
+    /// touched): blocks `..small` are the small filter, the rest the large one.
     bits: BloomBits,
     small: usize,
     /// New keys the small filter still takes before the large one is used.
@@ -446,14 +422,18 @@ impl StagedBits {
     #[inline]
     pub fn insert_tagged(&mut self, fp: Fingerprint, tag: u8) -> bool {
         let (small, total) = (self.small, self.bits.blocks.len());
-        let in_small = self.bits.locate_in(fp, tag, 0, small);
         if self.room == 0 {
             // the large filter first: a key it holds (every repeat after its first since the
             // stage change) costs one probe; a key held by the small one only is copied over
             let (b, h) = self.bits.locate_in(fp, tag, small, total - small);
-            return self.bits.set_at(b, h).1 > 0 && !self.bits.contains_at(in_small.0, in_small.1);
+            if self.bits.set_at(b, h).1 == 0 {
+                return false;
+            }
+            let (b, h) = self.bits.locate_in(fp, tag, 0, small);
+            return !self.bits.contains_at(b, h);
         }
-        let new = self.bits.set_at(in_small.0, in_small.1).1 > 0;
+        let (b, h) = self.bits.locate_in(fp, tag, 0, small);
+        let new = self.bits.set_at(b, h).1 > 0;
         self.room -= usize::from(new);
         new
     }
@@ -641,8 +621,8 @@ mod tests {
     #[test]
     fn staged_bits_forget_nothing_across_the_stage_change() {
         // 2k keys fill the small stage, 40k more go to the large one: every key stays seen
-        // under its tag, a fresh tag sees (almost) all of them new, and the large filter exists
-        // only after the small one is full.
+        // under its tag, a fresh tag sees (almost) all of them new, and the large filter is
+        // used (and counted in memory_bytes) only after the small one is full.
         let mut bits = StagedBits::new(2_000, 100_000, 10, 7);
         let small = bits.memory_bytes();
         let mut new = 0;
