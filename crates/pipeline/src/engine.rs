@@ -1481,8 +1481,9 @@ impl<'a> Sink<'a> {
         self.stats.too_long += c.too_long;
         let fps: Vec<Fingerprint> = c.items.iter().map(|i| Fingerprint(i.fp)).collect();
         self.dedup.submit(&fps, &mut self.decisions)?;
-        for r in &c.rejected {
-            self.stats.reject(r.reason.clone());
+        // counted now (the reason is not written): moved, not copied
+        for r in &mut c.rejected {
+            self.stats.reject(std::mem::take(&mut r.reason));
         }
         if !c.items.is_empty() || !c.rejected.is_empty() {
             self.pending.push_back(c);
@@ -1680,6 +1681,15 @@ impl<'a> Sink<'a> {
 mod tests {
     use super::malformed_utf8;
 
+    /// A fresh temporary folder for one test, and the path of `name` in it.
+    #[cfg(unix)]
+    fn temp_file(tag: &str, name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("ls-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join(name);
+        (dir, f)
+    }
+
     /// Neighbouring ranges agree on their common cut without knowing each other: the chunks
     /// tile the file from the first byte after the BOM to its end, each with its look-ahead,
     /// for lines, long lines (cut at spaces) and one long token (cut at a character boundary).
@@ -1687,9 +1697,7 @@ mod tests {
     #[test]
     fn ranges_tile_the_file() {
         use super::{RunOptions, read_range};
-        let dir = std::env::temp_dir().join(format!("ls-ranges-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("r.txt");
+        let (dir, f) = temp_file("ranges", "r.txt");
         let lines: String = (0..3000)
             .map(|i| format!("line {i} http://a{i}.example/\n"))
             .collect();
@@ -1753,9 +1761,7 @@ mod tests {
     fn a_file_that_shrank_is_one_input_failure() {
         use super::{Job, RunOptions, Sink, StreamMeta, work};
         use std::sync::Arc;
-        let dir = std::env::temp_dir().join(format!("ls-shrank-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("s.txt");
+        let (dir, f) = temp_file("shrank", "s.txt");
         let text: String = (0..2000)
             .map(|i| format!("see http://s{i}.example/\n"))
             .collect();
