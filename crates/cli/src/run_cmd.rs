@@ -300,11 +300,13 @@ impl End<'_> {
             }
             Err(e) => return Err(e.into()),
         };
-        if let (Some(tmp), Some(path)) = (self.tmp, &self.io.out) {
-            tmp.persist(path)?;
-        }
-        if let Some(p) = dedup.as_persistent() {
-            p.complete()?;
+        match (self.tmp, &self.io.out) {
+            (Some(tmp), Some(path)) => tmp.persist(path, dedup.as_persistent())?,
+            _ => {
+                if let Some(p) = dedup.as_persistent() {
+                    p.complete()?;
+                }
+            }
         }
         stats.failures().extend(self.problems.into_iter().map(|p| {
             linksieve_pipeline::InputFailure {
@@ -440,6 +442,7 @@ fn progress_bar(
 /// system).
 mod tempfile_path {
     use anyhow::{Context, Result};
+    use linksieve_pipeline::dedup::PersistentDedup;
     use std::path::{Path, PathBuf};
 
     pub struct Tmp {
@@ -466,11 +469,33 @@ mod tempfile_path {
             Ok(std::io::BufWriter::new(f))
         }
 
-        pub fn persist(mut self, target: &Path) -> Result<()> {
-            let f = std::fs::OpenOptions::new().write(true).open(&self.path)?;
-            f.sync_all()?;
-            std::fs::rename(&self.path, target)
-                .with_context(|| format!("--out: cannot rename to {}", target.display()))?;
+        /// Renames the file onto `target` durably (the file's data, then the rename, are on
+        /// disk when it returns). With a persistent seen-set, the store does the rename as part
+        /// of marking the run finished, so that a kill between the two is recovered.
+        pub fn persist(mut self, target: &Path, store: Option<&mut PersistentDedup>) -> Result<()> {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&self.path)
+                .and_then(|f| f.sync_all())
+                .with_context(|| format!("--out: cannot sync {}", self.path.display()))?;
+            let rename = || {
+                std::fs::rename(&self.path, target)?;
+                // The rename itself made durable: the directory's entry.
+                std::fs::File::open(
+                    target
+                        .parent()
+                        .filter(|p| !p.as_os_str().is_empty())
+                        .unwrap_or(Path::new(".")),
+                )?
+                .sync_all()
+            };
+            let done: Result<()> = match store {
+                Some(store) => store
+                    .complete_with_output(&self.path, rename)
+                    .map_err(Into::into),
+                None => rename().map_err(Into::into),
+            };
+            done.with_context(|| format!("--out: cannot rename to {}", target.display()))?;
             self.path = PathBuf::new();
             Ok(())
         }

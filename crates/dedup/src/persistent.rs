@@ -11,9 +11,13 @@ use std::path::{Path, PathBuf};
 /// store; a store of another layout is refused with [`DedupError::IdentityMismatch`].
 ///
 /// ```
-/// assert_eq!(linksieve_dedup::STORE_FORMAT, 1);
+/// assert_eq!(linksieve_dedup::STORE_FORMAT, 2);
 /// ```
-pub const STORE_FORMAT: u32 = 1;
+///
+/// Format 2 records which process runs wrote a discarded (atomic) output (`discarded_runs`)
+/// where format 1 kept a "last completed run" mark; a format-1 store is upgraded when it is
+/// opened (runs after that mark count as discarded, as format 1 counted them for `--out`).
+pub const STORE_FORMAT: u32 = 2;
 
 /// Run chunks: key = (run number, first fingerprint of the chunk), value = sorted fingerprints
 /// (16 bytes each, little-endian).
@@ -70,8 +74,9 @@ impl StoreIdentity {
     }
 }
 
-/// How a run treats keys committed by an earlier run that never called
-/// [`PersistentSet::finish`] (it crashed or was killed).
+/// What this run's output is, which says how the keys it commits count if it never finishes
+/// (killed, or stopped by an error): recorded in the store at open, so that every later run,
+/// whatever its own output, counts them the same way.
 ///
 /// ```
 /// use linksieve_dedup::Abandoned;
@@ -79,14 +84,14 @@ impl StoreIdentity {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Abandoned {
-    /// They count as seen (the default): right when that run's output was streamed, so what it
-    /// printed was kept. A key committed by the killed run just before it could print it is
-    /// never printed (at most the batch in flight).
+    /// A stream (the default): what the run printed was kept, so its keys count as seen. A key
+    /// committed by the killed run just before it could print it is never printed (at most the
+    /// batch in flight).
     #[default]
     Seen,
-    /// They count as new once more, and are re-tagged with this run: right when that run's
-    /// output was discarded (written to a temporary file that was never renamed), so the
-    /// rerun's output is complete.
+    /// Atomic (a temporary file renamed into place at the end): a run that never finishes has
+    /// no output, so every later run counts its keys as new once more (and commits them again
+    /// under its own run), and the rerun's output is complete.
     New,
 }
 
@@ -99,7 +104,7 @@ pub enum Abandoned {
 /// ```
 #[derive(Clone, Debug)]
 pub struct PersistentOptions {
-    /// How keys committed by an unfinished earlier run count.
+    /// What this run's output is: how its keys count if it never finishes.
     pub abandoned: Abandoned,
     /// The database's page cache limit, in bytes (default 256 MiB).
     pub cache_bytes: usize,
@@ -138,12 +143,15 @@ impl Default for PersistentOptions {
 /// output only after that. Then a `kill -9` at any moment never loses from the store a key that
 /// was written to the output as new, and a rerun over the same input catches up: keys of
 /// batches that were not committed are new to it and get committed and written. Keys of the
-/// batch that was committed but not yet written when the process died count as
-/// [`Abandoned::Seen`] by default; a caller whose output of a killed run is discarded (atomic
-/// output) opens with [`Abandoned::New`] to write them again (each run is tagged with the
-/// process run that wrote it, for this). A run that completes calls
-/// [`finish`](PersistentSet::finish); its keys are then seen by every later run. Only one
-/// process can open a store at a time (redb locks the file).
+/// batch that was committed but not yet written when the process died count as seen when the
+/// run streamed its output ([`Abandoned::Seen`]). A run whose output is a file renamed into
+/// place at the end opens with [`Abandoned::New`]: the store records it as *discarded* until
+/// it finishes, and every later run counts the keys of a discarded run as new (each run of
+/// fingerprints is tagged with the process run that wrote it, for this). Such a run ends with
+/// [`finish_with_output`](PersistentSet::finish_with_output), which puts its output in place
+/// and marks the run finished as one step that a kill cannot split; a streaming run ends with
+/// [`finish`](PersistentSet::finish). Only one process can open a store at a time (redb locks
+/// the file).
 ///
 /// ```
 /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
@@ -170,8 +178,9 @@ pub struct PersistentSet {
     db: Database,
     path: PathBuf,
     run: u32,
-    last_completed: u32,
-    abandoned: Abandoned,
+    /// Process runs with atomic output that did not finish (this one among them until it does):
+    /// their keys count as new (see [`Abandoned`]).
+    discarded: Vec<u32>,
     len: u64,
     cache_bytes: usize,
     runs: Vec<RunInfo>,
@@ -223,7 +232,7 @@ impl std::fmt::Debug for PersistentSet {
         f.debug_struct("PersistentSet")
             .field("path", &self.path)
             .field("run", &self.run)
-            .field("last_completed", &self.last_completed)
+            .field("discarded", &self.discarded)
             .field("len", &self.len)
             .field("runs", &self.runs.len())
             .finish_non_exhaustive()
@@ -328,7 +337,7 @@ impl PersistentSet {
             .ctx(&path)?;
         let mut txn = db.begin_write().ctx(&path)?;
         txn.set_quick_repair(true);
-        let (run, last_completed, len, next_no, runs) = {
+        let (run, discarded, len, next_no, runs, stale) = {
             let mut meta = txn.open_table(META).ctx(&path)?;
             txn.open_table(CHUNKS).ctx(&path)?;
             let runs_table = txn.open_table(RUNS).ctx(&path)?;
@@ -346,7 +355,7 @@ impl PersistentSet {
                         ("ruleset_version", &identity.ruleset_version.to_le_bytes()),
                         ("count", &0u64.to_le_bytes()),
                         ("next_run", &1u32.to_le_bytes()),
-                        ("last_completed_run", &0u32.to_le_bytes()),
+                        ("discarded_runs", &[]),
                         ("next_run_no", &1u64.to_le_bytes()),
                     ];
                     for (k, v) in fields {
@@ -358,6 +367,19 @@ impl PersistentSet {
                     check_identity(&path, &meta, format, identity)?;
                 }
             }
+            let mut runs = Vec::new();
+            for entry in runs_table.iter().ctx(&path)? {
+                let (k, v) = entry.ctx(&path)?;
+                runs.push(RunInfo::decode(&path, k.value(), v.value())?);
+            }
+            let stored = meta
+                .get("discarded_runs")
+                .ctx(&path)?
+                .map(|v| v.value().to_vec());
+            let mut discarded = match stored {
+                Some(v) => decode_tags(&path, &v)?,
+                None => upgrade_format_1(&path, &mut meta, &runs)?,
+            };
             let get = |key: &str| -> Result<u64> {
                 let v = meta
                     .get(key)
@@ -369,26 +391,43 @@ impl PersistentSet {
                 .ok()
                 .filter(|&r| r < u32::MAX)
                 .ok_or_else(|| corrupt(&path, "run numbers exhausted"))?;
-            let last_completed = u32::try_from(get("last_completed_run")?)
-                .map_err(|_| corrupt(&path, "last_completed_run out of range"))?;
             let len = get("count")?;
             let next_no = get("next_run_no")?;
-            let mut runs = Vec::new();
-            for entry in runs_table.iter().ctx(&path)? {
-                let (k, v) = entry.ctx(&path)?;
-                runs.push(RunInfo::decode(&path, k.value(), v.value())?);
+            // A run killed while it put its output in place (see `finish_with_output`): the
+            // temporary file is still there when the rename did not happen (the run's output
+            // is discarded, and the file is removed below, once this is committed); gone when
+            // it did (the run finished).
+            let stale = match meta.remove("publishing").ctx(&path)? {
+                Some(v) => {
+                    let (tag, tmp) = decode_publishing(&path, v.value())?;
+                    if tmp.exists() {
+                        Some(tmp)
+                    } else {
+                        discarded.retain(|&t| t != tag);
+                        None
+                    }
+                }
+                None => None,
+            };
+            if options.abandoned == Abandoned::New {
+                discarded.push(run);
             }
+            meta.insert("discarded_runs", &encode_tags(&discarded)[..])
+                .ctx(&path)?;
             meta.insert("next_run", &(run + 1).to_le_bytes()[..])
                 .ctx(&path)?;
-            (run, last_completed, len, next_no, runs)
+            (run, discarded, len, next_no, runs, stale)
         };
         txn.commit().ctx(&path)?;
+        if let Some(tmp) = stale {
+            // Best effort: what is left is a stray file, never a wrong answer.
+            let _ = std::fs::remove_file(tmp);
+        }
         Ok(PersistentSet {
             db,
             path,
             run,
-            last_completed,
-            abandoned: options.abandoned,
+            discarded,
             len,
             cache_bytes: options.cache_bytes,
             runs,
@@ -399,8 +438,9 @@ impl PersistentSet {
         })
     }
 
-    /// Marks this run complete (durably): its keys are seen by every later run whatever their
-    /// [`Abandoned`] policy. Call it when the run's output is complete and in place.
+    /// Marks this run finished (durably): its keys are seen by every later run. Call it when the
+    /// run's output is complete (for a stream: flushed). A run with atomic output uses
+    /// [`finish_with_output`](Self::finish_with_output) instead.
     ///
     /// ```
     /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
@@ -409,13 +449,75 @@ impl PersistentSet {
     /// let set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
     /// set.finish().unwrap();
     /// ```
-    pub fn finish(self) -> Result<()> {
+    pub fn finish(mut self) -> Result<()> {
+        self.discarded.retain(|&t| t != self.run);
+        self.write_meta(&[("discarded_runs", &encode_tags(&self.discarded))])
+    }
+
+    /// Puts this run's output in place and marks the run finished, as one step that a kill
+    /// cannot split: `publish` must make `tmp` disappear (rename it onto the output) and
+    /// return `Ok` only once it has. The store first records `tmp` durably; if the process
+    /// dies before the run is marked finished, the next [`open`](Self::open) finds out
+    /// whether the rename happened: `tmp` gone, the run counts as finished; `tmp` still there,
+    /// its output is discarded (the file is removed) and its keys count as new again. When
+    /// `publish` fails, its error is returned and the next open decides the same way.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Abandoned, Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let (store, tmp, out) = (dir.path().join("s"), dir.path().join(".out.tmp"), dir.path().join("out"));
+    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let atomic = PersistentOptions { abandoned: Abandoned::New, ..Default::default() };
+    /// let mut set = PersistentSet::open(&store, &id, atomic.clone()).unwrap();
+    /// let mut new = Vec::new();
+    /// set.insert_batch(&[Fingerprint(7)], &mut new).unwrap();
+    /// std::fs::write(&tmp, "key 7\n").unwrap();
+    /// set.finish_with_output(&tmp, || std::fs::rename(&tmp, &out)).unwrap();
+    /// assert!(out.exists());
+    /// let mut next = PersistentSet::open(&store, &id, atomic).unwrap();
+    /// next.insert_batch(&[Fingerprint(7)], &mut new).unwrap();
+    /// assert_eq!(new, [false]);
+    /// ```
+    pub fn finish_with_output(
+        mut self,
+        tmp: &Path,
+        publish: impl FnOnce() -> std::io::Result<()>,
+    ) -> Result<()> {
+        // Absolute: the next open may run in another directory.
+        let tmp_abs = std::path::absolute(tmp).map_err(|e| DedupError::Io {
+            op: "resolve the temporary output's path",
+            path: tmp.to_path_buf(),
+            source: e,
+        })?;
+        let mut marker = self.run.to_le_bytes().to_vec();
+        marker.extend_from_slice(tmp_abs.as_os_str().as_encoded_bytes());
+        self.write_meta(&[("publishing", &marker)])?;
+        publish().map_err(|e| DedupError::Io {
+            op: "put the output in place",
+            path: tmp.to_path_buf(),
+            source: e,
+        })?;
+        self.discarded.retain(|&t| t != self.run);
+        let tags = encode_tags(&self.discarded);
         let mut txn = self.db.begin_write().ctx(&self.path)?;
         txn.set_quick_repair(true);
         {
             let mut meta = txn.open_table(META).ctx(&self.path)?;
-            meta.insert("last_completed_run", &self.run.to_le_bytes()[..])
-                .ctx(&self.path)?;
+            meta.insert("discarded_runs", &tags[..]).ctx(&self.path)?;
+            meta.remove("publishing").ctx(&self.path)?;
+        }
+        txn.commit().ctx(&self.path)
+    }
+
+    /// Sets meta entries in one durable transaction.
+    fn write_meta(&self, entries: &[(&str, &[u8])]) -> Result<()> {
+        let mut txn = self.db.begin_write().ctx(&self.path)?;
+        txn.set_quick_repair(true);
+        {
+            let mut meta = txn.open_table(META).ctx(&self.path)?;
+            for &(k, v) in entries {
+                meta.insert(k, v).ctx(&self.path)?;
+            }
         }
         txn.commit().ctx(&self.path)
     }
@@ -559,18 +661,24 @@ impl PersistentSet {
         self.db.compact().ctx(&self.path)
     }
 
-    /// How a lookup hit in a run counts: seen, or only abandoned (see [`Abandoned`]).
+    /// Whether the keys of process run `tag` count as new (its output was discarded).
+    fn is_discarded(&self, tag: u32) -> bool {
+        tag != self.run && self.discarded.contains(&tag)
+    }
+
+    /// How a lookup hit in a run counts: seen, or only in a discarded run (see [`Abandoned`]).
     fn class(&self, tag: u32) -> u8 {
-        if tag <= self.last_completed || tag == self.run {
-            SEEN
-        } else {
+        if self.is_discarded(tag) {
             IN_ABANDONED
+        } else {
+            SEEN
         }
     }
 
-    /// Runs that may be merged together: both of finished runs, or of the same process run.
+    /// Runs that may be merged together: of the same process run, or both of runs whose keys
+    /// count as seen for good (the merged run takes the larger tag, which must count the same).
     fn compatible(&self, a: &RunInfo, b: &RunInfo) -> bool {
-        a.tag == b.tag || (a.tag <= self.last_completed && b.tag <= self.last_completed)
+        a.tag == b.tag || !(self.discarded.contains(&a.tag) || self.discarded.contains(&b.tag))
     }
 
     /// Merges groups of [`FANOUT`] runs of one level, until no group is left.
@@ -615,6 +723,56 @@ impl PersistentSet {
     }
 }
 
+/// A list of process runs, as stored: u32 little-endian each.
+fn encode_tags(tags: &[u32]) -> Vec<u8> {
+    tags.iter().flat_map(|t| t.to_le_bytes()).collect()
+}
+
+fn decode_tags(path: &Path, v: &[u8]) -> Result<Vec<u32>> {
+    if v.len() % 4 != 0 {
+        return Err(corrupt(
+            path,
+            format!("meta discarded_runs: {} bytes", v.len()),
+        ));
+    }
+    Ok(v.chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
+}
+
+/// The `publishing` marker: the run (u32 little-endian), then its temporary output's path.
+fn decode_publishing(path: &Path, v: &[u8]) -> Result<(u32, PathBuf)> {
+    if v.len() <= 4 {
+        return Err(corrupt(path, format!("meta publishing: {} bytes", v.len())));
+    }
+    let tag = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
+    #[cfg(unix)]
+    let tmp = PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&v[4..]));
+    #[cfg(not(unix))]
+    let tmp = PathBuf::from(String::from_utf8_lossy(&v[4..]).into_owned());
+    Ok((tag, tmp))
+}
+
+/// Format 1 kept `last_completed_run`: every run after it was unfinished, and counted as
+/// discarded by a run with atomic output. Upgraded in the open transaction: those runs are
+/// recorded as discarded (a rerun writes their keys again rather than lose them).
+fn upgrade_format_1(
+    path: &Path,
+    meta: &mut redb::Table<'_, &str, &[u8]>,
+    runs: &[RunInfo],
+) -> Result<Vec<u32>> {
+    let last = match meta.remove("last_completed_run").ctx(path)? {
+        Some(v) => read_u32(path, "last_completed_run", v.value())?,
+        None => return Err(corrupt(path, "meta discarded_runs missing")),
+    };
+    let mut tags: Vec<u32> = runs.iter().map(|r| r.tag).filter(|&t| t > last).collect();
+    tags.sort_unstable();
+    tags.dedup();
+    meta.insert("store_format", &STORE_FORMAT.to_le_bytes()[..])
+        .ctx(path)?;
+    Ok(tags)
+}
+
 fn check_identity(
     path: &Path,
     meta: &redb::Table<'_, &str, &[u8]>,
@@ -629,7 +787,7 @@ fn check_identity(
             requested,
         })
     };
-    if format != STORE_FORMAT {
+    if format != STORE_FORMAT && format != 1 {
         return mismatch("store format", format.to_string(), STORE_FORMAT.to_string());
     }
     let get = |key: &str| -> Result<Vec<u8>> {
@@ -909,10 +1067,10 @@ impl SeenSet for PersistentSet {
                     )?;
                 }
             }
-            let renew = self.abandoned == Abandoned::New;
             self.fresh.clear();
             for (&(fp, idx), &st) in self.sorted.iter().zip(&self.status) {
-                if st == ABSENT || (st == IN_ABANDONED && renew) {
+                // A key only in discarded runs was never in an output that was kept.
+                if st != SEEN {
                     new[idx] = true;
                     self.fresh.push(fp);
                     added += (st == ABSENT) as u64;
@@ -1055,38 +1213,108 @@ mod tests {
         assert!(err.to_string().contains("use another store"));
     }
 
+    /// Opens a run of the store at `path`, inserts `fps`, and returns the answers and the set.
+    fn run_once(path: &Path, output: Abandoned, fps: &[u128]) -> (Vec<bool>, PersistentSet) {
+        let mut set = PersistentSet::open(path, &id(), opts(output)).unwrap();
+        let mut new = Vec::new();
+        let fps: Vec<Fingerprint> = fps.iter().map(|&f| Fingerprint(f)).collect();
+        set.insert_batch(&fps, &mut new).unwrap();
+        (new, set)
+    }
+
     #[test]
-    fn abandoned_runs_follow_the_policy() {
+    fn unfinished_runs_count_by_their_own_output() {
+        use Abandoned::{New as Atomic, Seen as Stream};
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("seen.redb");
-        let fps = [10u128, 20, 30].map(Fingerprint);
-        let mut new = Vec::new();
-        {
-            let mut done = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
-            done.insert_batch(&fps[..1], &mut new).unwrap();
-            done.finish().unwrap();
-        }
-        {
-            // Run 2 commits 20 and is dropped without finish (as if killed).
-            let mut killed = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
-            killed.insert_batch(&fps[1..2], &mut new).unwrap();
-        }
-        {
-            let mut keep = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
-            keep.insert_batch(&fps, &mut new).unwrap();
-            assert_eq!(new, [false, false, true]);
-            // Not finished either: 30 is now abandoned too.
-        }
-        let mut redo = PersistentSet::open(&path, &id(), opts(Abandoned::New)).unwrap();
-        redo.insert_batch(&fps, &mut new).unwrap();
-        assert_eq!(new, [false, true, true]);
-        redo.insert_batch(&fps, &mut new).unwrap();
-        assert_eq!(new, [false, false, false]);
-        assert_eq!(redo.len(), 3);
+        let (_, done) = run_once(&path, Stream, &[10]);
+        done.finish().unwrap();
+        // Killed streams (20, 21): they printed what they committed.
+        drop(run_once(&path, Stream, &[20]));
+        drop(run_once(&path, Atomic, &[]).1);
+        drop(run_once(&path, Stream, &[21]));
+        // A killed atomic run (30, 40): its output is gone.
+        drop(run_once(&path, Atomic, &[30, 40]));
+        // Another atomic run finishes over other input (50): 40 stays new for later runs.
+        let (new, other) = run_once(&path, Atomic, &[50]);
+        assert_eq!(new, [true]);
+        other.finish().unwrap();
+        // A stream meets them: 20 and 21 seen (whatever this run's output), 30 new again.
+        let (new, stream) = run_once(&path, Stream, &[10, 20, 21, 30]);
+        assert_eq!(new, [false, false, false, true]);
+        drop(stream); // killed: 30 was printed by it, so it is seen from now on
+        let (new, mut redo) = run_once(&path, Atomic, &[10, 20, 30, 40, 50]);
+        assert_eq!(new, [false, false, false, true, false]);
+        let mut again = Vec::new();
+        redo.insert_batch(&[Fingerprint(40)], &mut again).unwrap();
+        assert_eq!(again, [false], "committed by this run");
+        assert_eq!(redo.len(), 6);
         redo.finish().unwrap();
-        let mut later = PersistentSet::open(&path, &id(), opts(Abandoned::New)).unwrap();
-        later.insert_batch(&fps, &mut new).unwrap();
-        assert_eq!(new, [false, false, false]);
+        let (new, _) = run_once(&path, Atomic, &[10, 20, 21, 30, 40, 50]);
+        assert_eq!(new, [false; 6]);
+    }
+
+    #[test]
+    fn a_kill_while_the_output_is_put_in_place_is_decided_at_the_next_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seen.redb");
+        let tmp = dir.path().join(".out.tmp");
+        let out = dir.path().join("out");
+        let fail = || Err(std::io::Error::other("killed here"));
+        // Killed after the rename, before the run was marked finished: it counts as finished.
+        let (_, set) = run_once(&path, Abandoned::New, &[1]);
+        std::fs::write(&tmp, "1").unwrap();
+        let err = set
+            .finish_with_output(&tmp, || std::fs::rename(&tmp, &out).and_then(|()| fail()))
+            .unwrap_err();
+        assert!(err.to_string().contains("killed here"), "{err}");
+        let (new, set) = run_once(&path, Abandoned::New, &[1, 2]);
+        assert_eq!(new, [false, true]);
+        // Killed before the rename: its output is discarded (the file removed), keys new again.
+        std::fs::write(&tmp, "2").unwrap();
+        set.finish_with_output(&tmp, fail).unwrap_err();
+        let (new, set) = run_once(&path, Abandoned::New, &[1, 2]);
+        assert_eq!(new, [false, true]);
+        assert!(!tmp.exists(), "the discarded output is removed");
+        std::fs::write(&tmp, "2").unwrap();
+        set.finish_with_output(&tmp, || std::fs::rename(&tmp, &out))
+            .unwrap();
+        let (new, _) = run_once(&path, Abandoned::New, &[1, 2]);
+        assert_eq!(new, [false, false]);
+    }
+
+    #[test]
+    fn a_format_1_store_is_upgraded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seen.redb");
+        let (_, set) = run_once(&path, Abandoned::Seen, &[1]);
+        set.finish().unwrap();
+        drop(run_once(&path, Abandoned::Seen, &[2]));
+        {
+            // Back to format 1: run 1 finished, run 2 not.
+            let db = Database::create(&path).unwrap();
+            let txn = db.begin_write().unwrap();
+            {
+                let mut meta = txn.open_table(META).unwrap();
+                meta.insert("store_format", &1u32.to_le_bytes()[..])
+                    .unwrap();
+                meta.insert("last_completed_run", &1u32.to_le_bytes()[..])
+                    .unwrap();
+                meta.remove("discarded_runs").unwrap();
+            }
+            txn.commit().unwrap();
+        }
+        let (new, _) = run_once(&path, Abandoned::Seen, &[1, 2, 3]);
+        assert_eq!(
+            new,
+            [false, true, true],
+            "run 2 unfinished: written again, not lost"
+        );
+        let db = Database::create(&path).unwrap();
+        let txn = db.begin_read().unwrap();
+        let meta = txn.open_table(META).unwrap();
+        let format = meta.get("store_format").unwrap().unwrap().value().to_vec();
+        assert_eq!(format, STORE_FORMAT.to_le_bytes());
     }
 
     #[test]

@@ -159,11 +159,42 @@ impl PersistentDedup {
         Ok(())
     }
 
-    /// Marks the run complete once its output is in place (after the rename of `--out`).
+    /// Marks the run finished once its streamed output is complete (flushed).
     pub fn complete(&mut self) -> Result<(), DedupError> {
         match self.set.take() {
             Some(s) => s.finish(),
             None => Ok(()),
+        }
+    }
+
+    /// Puts an atomic output in place (`publish` renames `tmp` onto it) and marks the run
+    /// finished, as one step a kill cannot split ([`PersistentSet::finish_with_output`]).
+    ///
+    /// ```
+    /// use linksieve_dedup::{Abandoned, PersistentOptions, PersistentSet, StoreIdentity};
+    /// use linksieve_pipeline::dedup::PersistentDedup;
+    /// let dir = std::env::temp_dir().join(format!("ls-pdo-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir).unwrap();
+    /// let atomic = PersistentOptions { abandoned: Abandoned::New, ..Default::default() };
+    /// let set = PersistentSet::open(dir.join("s"), &StoreIdentity::new("scheme", "uri", 0), atomic).unwrap();
+    /// let (tmp, out) = (dir.join(".out.tmp"), dir.join("out"));
+    /// std::fs::write(&tmp, "").unwrap();
+    /// PersistentDedup::new(set, 0).complete_with_output(&tmp, || std::fs::rename(&tmp, &out)).unwrap();
+    /// assert!(out.exists());
+    /// std::fs::remove_dir_all(dir).unwrap();
+    /// ```
+    pub fn complete_with_output(
+        &mut self,
+        tmp: &std::path::Path,
+        publish: impl FnOnce() -> std::io::Result<()>,
+    ) -> Result<(), DedupError> {
+        match self.set.take() {
+            Some(s) => s.finish_with_output(tmp, publish),
+            None => publish().map_err(|e| DedupError::Io {
+                op: "put the output in place",
+                path: tmp.to_path_buf(),
+                source: e,
+            }),
         }
     }
 }
