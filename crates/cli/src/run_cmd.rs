@@ -459,6 +459,7 @@ mod tempfile_path {
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
+            remove_strays(dir, &name);
             let path = dir.join(format!(".{name}.linksieve-{}.tmp", std::process::id()));
             Ok(Tmp { path })
         }
@@ -498,6 +499,34 @@ mod tempfile_path {
             done.with_context(|| format!("--out: cannot rename to {}", target.display()))?;
             self.path = PathBuf::new();
             Ok(())
+        }
+    }
+
+    /// Removes the temporary outputs of this target that killed runs left (`.NAME.linksieve-PID.tmp`
+    /// whose process is gone; Linux, where `/proc` says). Called only after the seen store was
+    /// opened: the store decides a run killed while it renamed its output by whether that
+    /// run's file is still there (`PersistentSet::finish_with_output`), and removes it itself.
+    fn remove_strays(dir: &Path, name: &str) {
+        if !cfg!(target_os = "linux") {
+            return;
+        }
+        let prefix = format!(".{name}.linksieve-");
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let file = e.file_name();
+            let pid = file
+                .to_str()
+                .and_then(|f| f.strip_prefix(&prefix))
+                .and_then(|r| r.strip_suffix(".tmp"))
+                .and_then(|p| p.parse::<u32>().ok());
+            if let Some(pid) = pid
+                && pid != std::process::id()
+                && !Path::new(&format!("/proc/{pid}")).exists()
+            {
+                let _ = std::fs::remove_file(e.path());
+            }
         }
     }
 

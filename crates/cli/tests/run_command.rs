@@ -214,6 +214,40 @@ fn sigint_flushes_prints_the_summary_and_exits_130() {
     );
 }
 
+#[test]
+fn out_removes_temporary_outputs_of_killed_runs_only() {
+    let dir = tempdir("strays");
+    let input = dir.join("in.txt");
+    many_links(&input, 10);
+    let target = dir.join("o.txt");
+    // 4194305: above the largest pid_max of Linux (2^22), so never a live process.
+    let dead = dir.join(".o.txt.linksieve-4194305.tmp");
+    let live = dir.join(format!(".o.txt.linksieve-{}.tmp", std::process::id()));
+    let other = dir.join(".other.txt.linksieve-4194305.tmp");
+    for f in [&dead, &live, &other] {
+        std::fs::write(f, "partial\n").expect("write");
+    }
+    let out = run(&[
+        "run",
+        "-q",
+        "--out",
+        target.to_str().expect("p"),
+        input.to_str().expect("p"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&target)
+            .expect("out")
+            .lines()
+            .count(),
+        10
+    );
+    assert!(!dead.exists(), "left by a process that is gone");
+    assert!(live.exists(), "a running process's file is kept");
+    assert!(other.exists(), "another target's file is kept");
+    std::fs::remove_dir_all(dir).ok();
+}
+
 fn keys_of(text: &str) -> BTreeSet<String> {
     text.lines().map(str::to_owned).collect()
 }
@@ -328,6 +362,13 @@ fn kill_9_never_loses_a_written_key_from_the_store() {
             first.is_disjoint(&again),
             "round {round}: no key written twice"
         );
+        let prefix = format!(".out-{round}.txt.linksieve-");
+        let strays: Vec<_> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .collect();
+        assert!(strays.is_empty(), "round {round}: left behind: {strays:?}");
     }
     std::fs::remove_dir_all(dir).ok();
 }
