@@ -460,7 +460,8 @@ impl PersistentSet {
     /// dies before the run is marked finished, the next [`open`](Self::open) finds out
     /// whether the rename happened: `tmp` gone, the run counts as finished; `tmp` still there,
     /// its output is discarded (the file is removed) and its keys count as new again. When
-    /// `publish` fails, its error is returned and the next open decides the same way.
+    /// `publish` fails, the same is decided at once (the run stays discarded if `tmp` is still
+    /// there, and the caller may remove it), and its error is returned.
     ///
     /// ```
     /// use linksieve_dedup::{Abandoned, Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
@@ -492,12 +493,13 @@ impl PersistentSet {
         let mut marker = self.run.to_le_bytes().to_vec();
         marker.extend_from_slice(tmp_abs.as_os_str().as_encoded_bytes());
         self.write_meta(&[("publishing", &marker)])?;
-        publish().map_err(|e| DedupError::Io {
-            op: "put the output in place",
-            path: tmp.to_path_buf(),
-            source: e,
-        })?;
-        self.discarded.retain(|&t| t != self.run);
+        let published = publish();
+        // After an error, the file says what happened, now rather than at the next open (the
+        // caller may remove a file that is still there, which would read as "renamed").
+        let in_place = published.is_ok() || !tmp_abs.exists();
+        if in_place {
+            self.discarded.retain(|&t| t != self.run);
+        }
         let tags = encode_tags(&self.discarded);
         let mut txn = self.db.begin_write().ctx(&self.path)?;
         txn.set_quick_repair(true);
@@ -506,7 +508,12 @@ impl PersistentSet {
             meta.insert("discarded_runs", &tags[..]).ctx(&self.path)?;
             meta.remove("publishing").ctx(&self.path)?;
         }
-        txn.commit().ctx(&self.path)
+        txn.commit().ctx(&self.path)?;
+        published.map_err(|e| DedupError::Io {
+            op: "put the output in place",
+            path: tmp.to_path_buf(),
+            source: e,
+        })
     }
 
     /// Sets meta entries in one durable transaction.
@@ -1254,25 +1261,35 @@ mod tests {
         assert_eq!(new, [false; 6]);
     }
 
+    /// `finish_with_output` with a `publish` that renames (or not) and then panics: the process
+    /// killed at that point (the marker committed, nothing after it).
+    fn killed_while_publishing(set: PersistentSet, tmp: &Path, out: &Path, rename: bool) {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            set.finish_with_output(tmp, || {
+                if rename {
+                    std::fs::rename(tmp, out)?;
+                }
+                panic!("killed here")
+            })
+        }));
+        assert!(r.is_err());
+    }
+
     #[test]
     fn a_kill_while_the_output_is_put_in_place_is_decided_at_the_next_open() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("seen.redb");
         let tmp = dir.path().join(".out.tmp");
         let out = dir.path().join("out");
-        let fail = || Err(std::io::Error::other("killed here"));
         // Killed after the rename, before the run was marked finished: it counts as finished.
         let (_, set) = run_once(&path, Abandoned::New, &[1]);
         std::fs::write(&tmp, "1").unwrap();
-        let err = set
-            .finish_with_output(&tmp, || std::fs::rename(&tmp, &out).and_then(|()| fail()))
-            .unwrap_err();
-        assert!(err.to_string().contains("killed here"), "{err}");
+        killed_while_publishing(set, &tmp, &out, true);
         let (new, set) = run_once(&path, Abandoned::New, &[1, 2]);
         assert_eq!(new, [false, true]);
         // Killed before the rename: its output is discarded (the file removed), keys new again.
         std::fs::write(&tmp, "2").unwrap();
-        set.finish_with_output(&tmp, fail).unwrap_err();
+        killed_while_publishing(set, &tmp, &out, false);
         let (new, set) = run_once(&path, Abandoned::New, &[1, 2]);
         assert_eq!(new, [false, true]);
         assert!(!tmp.exists(), "the discarded output is removed");
@@ -1281,6 +1298,29 @@ mod tests {
             .unwrap();
         let (new, _) = run_once(&path, Abandoned::New, &[1, 2]);
         assert_eq!(new, [false, false]);
+    }
+
+    #[test]
+    fn a_failed_rename_is_decided_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seen.redb");
+        let tmp = dir.path().join(".out.tmp");
+        let out = dir.path().join("out");
+        let fail = || Err(std::io::Error::other("no rename"));
+        // Not renamed: the run stays discarded even when the caller then removes its file.
+        let (_, set) = run_once(&path, Abandoned::New, &[1]);
+        std::fs::write(&tmp, "1").unwrap();
+        let err = set.finish_with_output(&tmp, fail).unwrap_err();
+        assert!(err.to_string().contains("no rename"), "{err}");
+        std::fs::remove_file(&tmp).unwrap();
+        let (new, set) = run_once(&path, Abandoned::New, &[1]);
+        assert_eq!(new, [true]);
+        // Renamed, then an error (say the directory's sync): the output is in place, finished.
+        std::fs::write(&tmp, "1").unwrap();
+        set.finish_with_output(&tmp, || std::fs::rename(&tmp, &out).and_then(|()| fail()))
+            .unwrap_err();
+        let (new, _) = run_once(&path, Abandoned::New, &[1]);
+        assert_eq!(new, [false]);
     }
 
     #[test]
