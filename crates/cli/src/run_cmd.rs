@@ -223,7 +223,8 @@ fn cancel_on_sigint() -> Result<Arc<AtomicBool>> {
     Ok(cancel)
 }
 
-/// Standard output, or a temporary file beside `path` that [`finish_output`] renames into place.
+/// Standard output, or a temporary file beside `path` that `End::conclude` renames into place
+/// (call it after the seen store is opened: it removes strays of killed runs).
 fn open_output(path: Option<&Path>) -> Result<(Box<dyn Write>, Option<tempfile_path::Tmp>)> {
     Ok(match path {
         Some(path) => {

@@ -451,7 +451,7 @@ impl PersistentSet {
     /// ```
     pub fn finish(mut self) -> Result<()> {
         self.discarded.retain(|&t| t != self.run);
-        self.write_meta(&[("discarded_runs", &encode_tags(&self.discarded))])
+        self.write_meta(&[("discarded_runs", &encode_tags(&self.discarded))], &[])
     }
 
     /// Puts this run's output in place and marks the run finished, as one step that a kill
@@ -492,7 +492,7 @@ impl PersistentSet {
         })?;
         let mut marker = self.run.to_le_bytes().to_vec();
         marker.extend_from_slice(tmp_abs.as_os_str().as_encoded_bytes());
-        self.write_meta(&[("publishing", &marker)])?;
+        self.write_meta(&[("publishing", &marker)], &[])?;
         let published = publish();
         // After an error, the file says what happened, now rather than at the next open (the
         // caller may remove a file that is still there, which would read as "renamed").
@@ -500,15 +500,10 @@ impl PersistentSet {
         if in_place {
             self.discarded.retain(|&t| t != self.run);
         }
-        let tags = encode_tags(&self.discarded);
-        let mut txn = self.db.begin_write().ctx(&self.path)?;
-        txn.set_quick_repair(true);
-        {
-            let mut meta = txn.open_table(META).ctx(&self.path)?;
-            meta.insert("discarded_runs", &tags[..]).ctx(&self.path)?;
-            meta.remove("publishing").ctx(&self.path)?;
-        }
-        txn.commit().ctx(&self.path)?;
+        self.write_meta(
+            &[("discarded_runs", &encode_tags(&self.discarded))],
+            &["publishing"],
+        )?;
         published.map_err(|e| DedupError::Io {
             op: "put the output in place",
             path: tmp.to_path_buf(),
@@ -516,14 +511,17 @@ impl PersistentSet {
         })
     }
 
-    /// Sets meta entries in one durable transaction.
-    fn write_meta(&self, entries: &[(&str, &[u8])]) -> Result<()> {
+    /// Sets and removes meta entries in one durable transaction.
+    fn write_meta(&self, set: &[(&str, &[u8])], remove: &[&str]) -> Result<()> {
         let mut txn = self.db.begin_write().ctx(&self.path)?;
         txn.set_quick_repair(true);
         {
             let mut meta = txn.open_table(META).ctx(&self.path)?;
-            for &(k, v) in entries {
+            for &(k, v) in set {
                 meta.insert(k, v).ctx(&self.path)?;
+            }
+            for &k in remove {
+                meta.remove(k).ctx(&self.path)?;
             }
         }
         txn.commit().ctx(&self.path)
