@@ -253,14 +253,15 @@ impl BloomBits {
         }
     }
 
-    /// Sets the bits of `fp` (positions from `h`, the low 64 bits or a tagged mix of them);
-    /// returns its block and how many of its bits were clear.
+    /// Sets the bits of `fp` (untagged); returns its block and how many of its bits were clear.
     #[inline]
     fn set(&mut self, fp: Fingerprint) -> (usize, usize) {
         let (b, h) = self.locate(fp);
         self.set_at(b, h)
     }
 
+    /// Sets the `k` bits that position bits `h` (the low 64 bits, or a tagged mix of them) pick
+    /// in block `b`; returns `b` and how many of them were clear.
     #[inline]
     fn set_at(&mut self, b: usize, mut h: u64) -> (usize, usize) {
         let k = self.k;

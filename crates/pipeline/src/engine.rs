@@ -936,8 +936,9 @@ impl BufRead for Fused<'_> {
 }
 
 /// Reads until `buf` holds `want` bytes or the input ends; returns true at the end (on an
-/// error, `buf` keeps what was read before it). Reads straight into `buf`: a `BufReader` with nothing buffered passes a read this large through
-/// to the file, so the input is not copied once more through the reader's own buffer.
+/// error, `buf` keeps what was read before it). Reads straight into `buf`: a `BufReader` with
+/// nothing buffered passes a read this large through to the file, so the input is not copied
+/// once more through the reader's own buffer.
 pub(crate) fn fill(r: &mut dyn BufRead, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
     let mut len = buf.len();
     if len >= want {
