@@ -121,7 +121,7 @@ pub enum Strictness {
 /// 0: not a dot segment; 1: `.`; 2: `..`. `%2E` counts as a dot: it is equivalent to `.`
 /// (RFC 3986 2.3 and 6.2.2.2), so a segment that normalizes to `..` is treated as `..`.
 #[inline]
-fn dot_kind(seg: &[u8]) -> u8 {
+pub(crate) fn dot_kind(seg: &[u8]) -> u8 {
     fn dot(s: &[u8]) -> Option<&[u8]> {
         if s.first() == Some(&b'.') {
             Some(&s[1..])

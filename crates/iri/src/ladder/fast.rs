@@ -28,11 +28,11 @@ pub(super) fn is_normal(iri: IriRef<&str>, level: Level, nfc: bool, rules: bool)
         return false;
     }
     let path = iri.spans().path();
-    let dots = iri.is_absolute() || iri.host().is_some() || b.get(path.start) == Some(&b'/');
-    // One pass, eight bytes at a time: every `%HH` is normal, and (where dot segments are
-    // removed) no path segment is `.` or `..`. A dot segment starts with "/." (or is a path
-    // starting with "."), so only the "/." pairs of the text are looked at.
-    if dots && b.get(path.start) == Some(&b'.') && dot_segment_in_text(b, path.start) {
+    // One pass, eight bytes at a time: every `%HH` is normal, and no path segment is `.` or
+    // `..` (the general path removes some of a relative-path reference's too; here any of them
+    // sends a reference there). A dot segment starts with "/." (or is a path starting with
+    // "."), so only the "/." pairs of the text are looked at.
+    if b.get(path.start) == Some(&b'.') && dot_segment_in_text(b, path.start) {
         return false;
     }
     let mut i = 0;
@@ -43,11 +43,7 @@ pub(super) fn is_normal(iri: IriRef<&str>, level: Level, nfc: bool, rules: bool)
             while i < b.len() {
                 match b[i] {
                     b'%' if !triplet_ok(b, i, nfc) => return false,
-                    b'.' if dots
-                        && slash_before
-                        && path.contains(&i)
-                        && dot_segment_in_text(b, i) =>
-                    {
+                    b'.' if slash_before && path.contains(&i) && dot_segment_in_text(b, i) => {
                         return false;
                     }
                     _ => {}
@@ -63,19 +59,17 @@ pub(super) fn is_normal(iri: IriRef<&str>, level: Level, nfc: bool, rules: bool)
                 return false;
             }
         }
-        if dots {
-            let slashes = eq_mask(w, b'/');
-            let pairs = eq_mask(w, b'.') & (slashes << 8 | u64::from(slash_before) << 7);
-            let mut m = pairs;
-            while m != 0 {
-                let j = i + (m.trailing_zeros() / 8) as usize;
-                if path.contains(&j) && dot_segment_in_text(b, j) {
-                    return false;
-                }
-                m &= m - 1;
+        let slashes = eq_mask(w, b'/');
+        let pairs = eq_mask(w, b'.') & (slashes << 8 | u64::from(slash_before) << 7);
+        let mut m = pairs;
+        while m != 0 {
+            let j = i + (m.trailing_zeros() / 8) as usize;
+            if path.contains(&j) && dot_segment_in_text(b, j) {
+                return false;
             }
-            slash_before = slashes >> 63 != 0;
+            m &= m - 1;
         }
+        slash_before = slashes >> 63 != 0;
         i += 8;
     }
     let scheme_rung = level >= Level::Scheme;
@@ -508,7 +502,10 @@ mod tests {
             ("s:/...", true),
             ("s:/.a", true),
             ("s:", true),
-            ("a/./b", true),
+            // a relative-path reference with a dot segment goes to the general path
+            ("a/./b", false),
+            ("../x", false),
+            ("a/b.c/.d", true),
             ("s:/a?/./b", true),
             ("s:/a#/..", true),
             ("s:/abcdefg/./h", false),

@@ -3,7 +3,7 @@
 use super::pct;
 use crate::convert::decode_component;
 use crate::parse::{Component, IriRef, Parts};
-use crate::resolve::remove_dot_segments;
+use crate::resolve::{dot_kind, remove_dot_segments};
 use std::convert::Infallible;
 use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
@@ -16,8 +16,9 @@ use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 /// 3. CMP 4.2.1: scheme and US-ASCII-only hosts lowercased (IP literals included).
 /// 4. CMP 4.2.4: dot segments removed (RFC 3986 5.2.4, `%2E` forms included, since `%2E` is
 ///    `.`). For a reference with a scheme, an authority or an absolute path, because RFC 3986
-///    5.2.2 applies remove_dot_segments to such a path whatever the base; not for a
-///    relative-path reference, whose dot segments apply to the base path (`../x` != `x`).
+///    5.2.2 applies remove_dot_segments to such a path whatever the base. A relative-path
+///    reference's dot segments apply to the base path (`../x` != `x`): it loses only those
+///    that no base can tell from their removal, see [`relative_dot_segments`].
 ///
 /// Userinfo, path, query and fragment keep their case; an empty query (`?`), an empty port
 /// and the fragment are kept (CMP 4.3: delimiters of empty components are significant unless a
@@ -39,7 +40,7 @@ fn build(iri: IriRef<&str>) -> IriRef<String> {
         lower_scheme = s.to_ascii_lowercase();
         parts.scheme = Some(&lower_scheme);
     }
-    let dots = parts.scheme.is_some() || parts.host.is_some() || parts.path.starts_with('/');
+    let relative = parts.scheme.is_none() && parts.host.is_none() && !parts.path.starts_with('/');
     let mut tmp = String::new();
     let built: Result<_, Infallible> = parts.build(|out, c, text| {
         match c {
@@ -49,16 +50,76 @@ fn build(iri: IriRef<&str>) -> IriRef<String> {
             }
             Component::Host => pct::push_normal(out, text, pct::ascii_only_host(text)),
             Component::Port => out.push_str(text),
-            Component::Path if dots && may_have_dots(text) => {
+            Component::Path if may_have_dots(text) => {
                 tmp.clear();
                 pct::push_normal(&mut tmp, text, false);
-                remove_dot_segments(out, &tmp);
+                if relative {
+                    relative_dot_segments(out, &tmp);
+                } else {
+                    remove_dot_segments(out, &tmp);
+                }
             }
             _ => pct::push_normal(out, text, false),
         }
         Ok(())
     });
     built.unwrap_or_else(|e| match e {})
+}
+
+/// The dot segments of a relative-path reference's path `path` (not empty, not starting with
+/// `/`) that can go without changing its target against any base, appending the result to
+/// `out`.
+///
+/// RFC 3986 5.2.2 resolves such a reference to `remove_dot_segments(merge(base, path))`. With a
+/// base whose path holds a `/`, the merge puts the base's directory `D/` before `path`, and a
+/// path with dot segments names the same target as the one [`remove_dot_segments`] would make
+/// of it with the leading `..` segments kept. But 5.2.3 merges a base without a `/` in its path
+/// (`urn:a`, `mailto:x`, `foo:`) to `path` alone, and 5.2.4 then turns `abc/..` into `/` and
+/// `../abc/../d` into `/d`, while `./` stays empty and `../d` becomes `d`. So only these go:
+/// - a `.` segment (`a/./b` is `a/b`, `def/.` is `def/`, `./def` is `def`): 5.2.4 drops it in
+///   both cases; `./` stays in front of a first segment that is empty or holds a `:` (RFC 3986
+///   4.2), and `.` alone is `./` (an empty reference would be the base itself);
+/// - a segment with the `..` after it, unless it is the first segment that is not `..`
+///   (`a/b/../c` is `a/c`; `a/..`, `../a/../b` keep theirs);
+/// - a final `.` or `..` ends the path with `/` (`a/b/..` is `a/`, `..` is `../`).
+///
+/// Linear time: each segment is pushed once and popped at most once.
+fn relative_dot_segments(out: &mut String, path: &str) {
+    let mut kept: Vec<&str> = Vec::new();
+    // `kept[..fixed]`: the leading `..` segments and the first other one, never removed
+    let (mut fixed, mut other_seen, mut last_dot) = (0, false, false);
+    for seg in path.split('/') {
+        let kind = dot_kind(seg.as_bytes());
+        last_dot = kind != 0;
+        match kind {
+            1 => {}
+            2 if kept.len() > fixed && kept.last() != Some(&"..") => {
+                kept.pop();
+            }
+            _ => {
+                kept.push(if kind == 2 { ".." } else { seg });
+                if !other_seen {
+                    fixed = kept.len();
+                    other_seen = kind == 0;
+                }
+            }
+        }
+    }
+    if last_dot {
+        kept.push("");
+    }
+    if kept
+        .first()
+        .is_some_and(|s| s.is_empty() || s.contains(':'))
+    {
+        out.push_str("./");
+    }
+    for (i, seg) in kept.iter().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(seg);
+    }
 }
 
 /// True when the path may hold a dot segment (`.` or `%2E` in any case).

@@ -203,6 +203,85 @@ fn relative_references_have_no_scheme_key() {
 }
 
 #[test]
+fn relative_path_dot_segments() {
+    for (given, normal) in [
+        ("./def", "def"),
+        ("def/.", "def/"),
+        ("./foo/bar", "foo/bar"),
+        ("../../abc/./def", "../../abc/def"),
+        ("a/b/../c", "a/c"),
+        ("a/b/%2E%2E/c/%2e", "a/c/"),
+        (".", "./"),
+        ("..", "../"),
+        ("../..", "../../"),
+        ("./a:b", "./a:b"),
+        ("x/../a:b", "x/../a:b"),
+        ("x/y/../a:b", "x/a:b"),
+        (".//b", ".//b"),
+        // the first segment that is not `..` keeps its `..` (see `relative_dot_segments`)
+        ("abc/..", "abc/../"),
+        ("../a/../b", "../a/../b"),
+        ("a/b/c/../../..", "a/../"),
+        ("a/../b/../c", "a/../c"),
+    ] {
+        assert_eq!(key(given, Level::Syntax), normal, "{given}");
+        assert_eq!(key(normal, Level::Syntax), normal, "{normal}");
+    }
+}
+
+/// Every relative-path reference of up to five segments from a small alphabet has the same
+/// target as its syntax key against bases with and without a directory, with and without an
+/// authority (RFC 3986 5.2): the syntax rung never merges two references that some base tells
+/// apart.
+#[test]
+fn relative_path_keys_keep_their_targets() {
+    let segs = [".", "..", "a", "b", "", "%2E", "c:d"];
+    let bases = [
+        "http://h",
+        "http://h/",
+        "http://h/x/y?q",
+        "http://h/x/y/",
+        "urn:a",
+        "foo:",
+        "foo:x/y",
+        "mailto:x?q",
+    ];
+    let bases: Vec<_> = bases.iter().map(|b| IriRef::parse(b).unwrap()).collect();
+    let mut paths = vec![String::new()];
+    let mut n = 0;
+    for _ in 0..5 {
+        let mut next = Vec::new();
+        for p in &paths {
+            for s in segs {
+                let q = if p.is_empty() {
+                    s.to_owned()
+                } else {
+                    format!("{p}/{s}")
+                };
+                // a relative-path reference: no leading "/" and no ":" in its first segment
+                let first = q.split('/').next().unwrap_or("");
+                if !q.is_empty() && !q.starts_with('/') && !first.contains(':') {
+                    let k = key(&q, Level::Syntax);
+                    let (r, rk) = (IriRef::parse(&q).unwrap(), IriRef::parse(&k).unwrap());
+                    for b in &bases {
+                        let (t, tk) = (b.resolve(&r).unwrap(), b.resolve(&rk).unwrap());
+                        assert_eq!(
+                            key(t.as_str(), Level::Syntax),
+                            key(tk.as_str(), Level::Syntax),
+                            "{q} -> {k} against {b}"
+                        );
+                    }
+                    n += 1;
+                }
+                next.push(q);
+            }
+        }
+        paths = next;
+    }
+    assert!(n > 10_000, "{n}");
+}
+
+#[test]
 fn cmp_4_4_protocol() {
     let rules = Rules::from_toml(
         r#"
