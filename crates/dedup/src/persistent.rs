@@ -1273,12 +1273,17 @@ mod tests {
         assert!(r.is_err());
     }
 
+    /// A store, a temporary output and its target, in a directory removed when dropped.
+    fn publish_paths() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = |n: &str| dir.path().join(n);
+        let (path, tmp, out) = (p("seen.redb"), p(".out.tmp"), p("out"));
+        (dir, path, tmp, out)
+    }
+
     #[test]
     fn a_kill_while_the_output_is_put_in_place_is_decided_at_the_next_open() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("seen.redb");
-        let tmp = dir.path().join(".out.tmp");
-        let out = dir.path().join("out");
+        let (_dir, path, tmp, out) = publish_paths();
         // Killed after the rename, before the run was marked finished: it counts as finished.
         let (_, set) = run_once(&path, Abandoned::New, &[1]);
         std::fs::write(&tmp, "1").unwrap();
@@ -1300,10 +1305,7 @@ mod tests {
 
     #[test]
     fn a_failed_rename_is_decided_at_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("seen.redb");
-        let tmp = dir.path().join(".out.tmp");
-        let out = dir.path().join("out");
+        let (_dir, path, tmp, out) = publish_paths();
         let fail = || Err(std::io::Error::other("no rename"));
         // Not renamed: the run stays discarded even when the caller then removes its file.
         let (_, set) = run_once(&path, Abandoned::New, &[1]);
