@@ -20,7 +20,11 @@
 //!
 //! Speed: 64 bytes at a time, the trigger test with its neighbour conditions is a loop of
 //! byte-wise comparisons that the compiler vectorizes; the resulting 64 flags are packed into a
-//! bit mask with eight multiplications, and only set bits are looked at one by one.
+//! bit mask with eight multiplications, and only set bits are looked at one by one. The search
+//! is compiled twice, for the x86-64 baseline (SSE2) and for AVX2 (x86-64-v3), and the second
+//! is chosen at run time where the CPU has it ([`pulp::Arch`], a safe API over
+//! `#[target_feature]` functions and feature detection: this crate forbids `unsafe`). The
+//! source is the same, so both give the same candidates (tested below).
 
 use crate::schemes;
 
@@ -238,6 +242,12 @@ fn is_trigger(c: u8, t: Triggers) -> bool {
     c == b':' || (t.schemeless && c == b'.') || (t.email && c == b'@')
 }
 
+/// The widest instruction set [`Cands::next`] is compiled for that this CPU has, detected once.
+fn arch() -> pulp::Arch {
+    static ARCH: std::sync::OnceLock<pulp::Arch> = std::sync::OnceLock::new();
+    *ARCH.get_or_init(pulp::Arch::new)
+}
+
 /// A cursor over the candidates of one haystack, in increasing order.
 pub(crate) struct Cands {
     /// start of the block whose mask is cached
@@ -255,8 +265,35 @@ impl Cands {
         }
     }
 
-    /// The first candidate at or after `from`.
+    /// The first candidate at or after `from`: [`Cands::next_in`] in the version compiled for
+    /// this CPU (see the module documentation).
     pub(crate) fn next(&mut self, h: &Hay<'_>, from: usize, t: Triggers) -> Option<usize> {
+        struct Op<'a, 'b> {
+            c: &'a mut Cands,
+            h: &'a Hay<'b>,
+            from: usize,
+            t: Triggers,
+        }
+        impl pulp::WithSimd for Op<'_, '_> {
+            type Output = Option<usize>;
+            // inlined into the `#[target_feature]` function of each instruction set, so that
+            // the compiler vectorizes `next_in`'s loops for it
+            #[inline(always)]
+            fn with_simd<S: pulp::Simd>(self, _simd: S) -> Option<usize> {
+                self.c.next_in(self.h, self.from, self.t)
+            }
+        }
+        arch().dispatch(Op {
+            c: self,
+            h,
+            from,
+            t,
+        })
+    }
+
+    /// The first candidate at or after `from`, in whatever instruction set the caller has.
+    #[inline(always)]
+    fn next_in(&mut self, h: &Hay<'_>, from: usize, t: Triggers) -> Option<usize> {
         let b = h.b;
         let n = b.len();
         let mut i = from;
@@ -323,13 +360,16 @@ mod tests {
             before: [0; 8],
             eof,
         };
-        let mut c = Cands::new();
+        let (mut c, mut base) = (Cands::new(), Cands::new());
         let mut v = Vec::new();
         let mut i = 0;
         while let Some(k) = c.next(&h, i, t) {
+            // the version chosen for this CPU and the baseline one agree
+            assert_eq!(base.next_in(&h, i, t), Some(k), "{b:?} from {i}");
             v.push(k);
             i = k + 1;
         }
+        assert_eq!(base.next_in(&h, i, t), None, "{b:?} from {i}");
         v
     }
 
