@@ -20,11 +20,13 @@
 //!
 //! Speed: 64 bytes at a time, the trigger test with its neighbour conditions is a loop of
 //! byte-wise comparisons that the compiler vectorizes; the resulting 64 flags are packed into a
-//! bit mask with eight multiplications, and only set bits are looked at one by one. The search
-//! is compiled twice, for the x86-64 baseline (SSE2) and for AVX2 (x86-64-v3), and the second
-//! is chosen at run time where the CPU has it ([`pulp::Arch`], a safe API over
-//! `#[target_feature]` functions and feature detection: this crate forbids `unsafe`). The
-//! source is the same, so both give the same candidates (tested below).
+//! bit mask with eight multiplications, and only set bits are looked at one by one. On x86-64
+//! the search is compiled twice, for the baseline (SSE2) and for AVX2 (x86-64-v3), and the
+//! second is chosen at run time where the CPU has it (`pulp`'s safe API over
+//! `#[target_feature]` functions, intrinsics and feature detection: this crate forbids
+//! `unsafe`); there the test for `:` alone is written with AVX2 intrinsics, so the mask comes
+//! from `vpmovmskb`. Tests compare the two versions on random text and on every pair of bytes
+//! around a `:`.
 
 use crate::schemes;
 
@@ -242,10 +244,100 @@ fn is_trigger(c: u8, t: Triggers) -> bool {
     c == b':' || (t.schemeless && c == b'.') || (t.email && c == b'@')
 }
 
-/// The widest instruction set [`Cands::next`] is compiled for that this CPU has, detected once.
-fn arch() -> pulp::Arch {
-    static ARCH: std::sync::OnceLock<pulp::Arch> = std::sync::OnceLock::new();
-    *ARCH.get_or_init(pulp::Arch::new)
+/// AVX2 (x86-64-v3) where this CPU has it, detected once.
+#[cfg(target_arch = "x86_64")]
+fn v3() -> Option<pulp::x86::V3> {
+    static V3: std::sync::OnceLock<Option<pulp::x86::V3>> = std::sync::OnceLock::new();
+    *V3.get_or_init(pulp::x86::V3::try_new)
+}
+
+/// [`block`] for `:` alone with AVX2 intrinsics (pulp's safe wrappers): the same test, with
+/// `vpmovmskb` where [`pack`] multiplies.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use core::arch::x86_64::__m256i;
+    use pulp::x86::V3;
+
+    #[inline(always)]
+    fn load(v: &[u8; 66], at: usize) -> __m256i {
+        let mut a = [0u8; 32];
+        a.copy_from_slice(&v[at..at + 32]);
+        pulp::bytemuck::cast(a)
+    }
+
+    /// `a >= lo`, unsigned, per byte.
+    #[inline(always)]
+    fn ge(s: V3, a: __m256i, lo: __m256i) -> __m256i {
+        s.avx2._mm256_cmpeq_epi8(s.avx2._mm256_max_epu8(a, lo), a)
+    }
+
+    /// The bits of the `:` flags `e` that a `/` follows, or that a byte from `A` up precedes
+    /// and a byte from `!` up other than `:` follows (`p` the bytes before, `n` after).
+    #[inline(always)]
+    fn keep(s: V3, e: __m256i, p: __m256i, n: __m256i) -> u32 {
+        let y = s.avx2;
+        let word = y._mm256_andnot_si256(
+            y._mm256_cmpeq_epi8(n, s.avx._mm256_set1_epi8(b':' as i8)),
+            y._mm256_and_si256(
+                ge(s, p, s.avx._mm256_set1_epi8(b'A' as i8)),
+                ge(s, n, s.avx._mm256_set1_epi8(b'!' as i8)),
+            ),
+        );
+        let slash = y._mm256_cmpeq_epi8(n, s.avx._mm256_set1_epi8(b'/' as i8));
+        y._mm256_movemask_epi8(y._mm256_and_si256(e, y._mm256_or_si256(slash, word))) as u32
+    }
+
+    /// The candidate mask of `w[1..65]`, as [`super::block`] computes it without `schemeless`
+    /// or `email`.
+    #[inline(always)]
+    pub(super) fn colon_block(s: V3, w: &[u8; 66]) -> u64 {
+        let y = s.avx2;
+        let colon = s.avx._mm256_set1_epi8(b':' as i8);
+        let (e0, e1) = (
+            y._mm256_cmpeq_epi8(load(w, 1), colon),
+            y._mm256_cmpeq_epi8(load(w, 33), colon),
+        );
+        if y._mm256_movemask_epi8(y._mm256_or_si256(e0, e1)) == 0 {
+            return 0;
+        }
+        let lo = keep(s, e0, load(w, 0), load(w, 2));
+        let hi = keep(s, e1, load(w, 32), load(w, 34));
+        u64::from(lo) | u64::from(hi) << 32
+    }
+}
+
+/// The candidate mask of a block ([`block`]), in one instruction set.
+trait Blocks: Copy {
+    /// The candidate mask of the 64 bytes `w[1..65]`.
+    fn mask(self, w: &[u8; 66]) -> u64;
+}
+
+/// [`block`] as the compiler vectorizes it for the caller's instruction set.
+#[derive(Clone, Copy)]
+struct Plain(Triggers);
+
+impl Blocks for Plain {
+    #[inline(always)]
+    fn mask(self, w: &[u8; 66]) -> u64 {
+        block(w, self.0)
+    }
+}
+
+/// [`avx2::colon_block`] for `:` alone, else [`block`] (in an AVX2 function).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Avx2(pulp::x86::V3, Triggers);
+
+#[cfg(target_arch = "x86_64")]
+impl Blocks for Avx2 {
+    #[inline(always)]
+    fn mask(self, w: &[u8; 66]) -> u64 {
+        if !self.1.schemeless && !self.1.email {
+            avx2::colon_block(self.0, w)
+        } else {
+            block(w, self.1)
+        }
+    }
 }
 
 /// A cursor over the candidates of one haystack, in increasing order.
@@ -265,35 +357,51 @@ impl Cands {
         }
     }
 
-    /// The first candidate at or after `from`: [`Cands::next_in`] in the version compiled for
-    /// this CPU (see the module documentation).
+    /// The first candidate at or after `from`: [`Cands::next_in`] compiled for AVX2 where the
+    /// CPU has it (see the module documentation), else for the baseline.
     pub(crate) fn next(&mut self, h: &Hay<'_>, from: usize, t: Triggers) -> Option<usize> {
-        struct Op<'a, 'b> {
-            c: &'a mut Cands,
-            h: &'a Hay<'b>,
-            from: usize,
-            t: Triggers,
-        }
-        impl pulp::WithSimd for Op<'_, '_> {
-            type Output = Option<usize>;
-            // inlined into the `#[target_feature]` function of each instruction set, so that
-            // the compiler vectorizes `next_in`'s loops for it
-            #[inline(always)]
-            fn with_simd<S: pulp::Simd>(self, _simd: S) -> Option<usize> {
-                self.c.next_in(self.h, self.from, self.t)
+        #[cfg(target_arch = "x86_64")]
+        if let Some(s) = v3() {
+            struct Op<'a, 'b> {
+                c: &'a mut Cands,
+                h: &'a Hay<'b>,
+                from: usize,
+                t: Triggers,
+                s: pulp::x86::V3,
             }
+            impl pulp::WithSimd for Op<'_, '_> {
+                type Output = Option<usize>;
+                // inlined into pulp's `#[target_feature(enable = "avx2", ...)]` function, so
+                // that the compiler may use AVX2 all through `next_in`
+                #[inline(always)]
+                fn with_simd<S: pulp::Simd>(self, _simd: S) -> Option<usize> {
+                    let blocks = Avx2(self.s, self.t);
+                    self.c.next_in(self.h, self.from, self.t, blocks)
+                }
+            }
+            return pulp::Simd::vectorize(
+                s,
+                Op {
+                    c: self,
+                    h,
+                    from,
+                    t,
+                    s,
+                },
+            );
         }
-        arch().dispatch(Op {
-            c: self,
-            h,
-            from,
-            t,
-        })
+        self.next_in(h, from, t, Plain(t))
     }
 
     /// The first candidate at or after `from`, in whatever instruction set the caller has.
     #[inline(always)]
-    fn next_in(&mut self, h: &Hay<'_>, from: usize, t: Triggers) -> Option<usize> {
+    fn next_in(
+        &mut self,
+        h: &Hay<'_>,
+        from: usize,
+        t: Triggers,
+        blocks: impl Blocks,
+    ) -> Option<usize> {
         let b = h.b;
         let n = b.len();
         let mut i = from;
@@ -313,7 +421,7 @@ impl Cands {
         while i < n {
             if i >= 1 && i + 66 <= n {
                 let w: &[u8; 66] = b[i - 1..i + 65].try_into().unwrap_or(&[0; 66]);
-                let mut m = block(w, t);
+                let mut m = blocks.mask(w);
                 while m != 0 {
                     let k = i + m.trailing_zeros() as usize;
                     m &= m - 1;
@@ -365,11 +473,11 @@ mod tests {
         let mut i = 0;
         while let Some(k) = c.next(&h, i, t) {
             // the version chosen for this CPU and the baseline one agree
-            assert_eq!(base.next_in(&h, i, t), Some(k), "{b:?} from {i}");
+            assert_eq!(base.next_in(&h, i, t, Plain(t)), Some(k), "{b:?} from {i}");
             v.push(k);
             i = k + 1;
         }
-        assert_eq!(base.next_in(&h, i, t), None, "{b:?} from {i}");
+        assert_eq!(base.next_in(&h, i, t, Plain(t)), None, "{b:?} from {i}");
         v
     }
 
@@ -428,6 +536,31 @@ mod tests {
                     for eof in [false, true] {
                         assert_eq!(all(&b, t, eof), slow(&b, t, eof), "{:?}", b);
                     }
+                }
+            }
+        }
+    }
+
+    /// The AVX2 block test and the portable one agree on every byte before and after a `:`,
+    /// at both ends of both 32-byte halves.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_block_is_the_plain_block() {
+        let Some(s) = v3() else {
+            return;
+        };
+        let t = Triggers {
+            schemeless: false,
+            email: false,
+        };
+        for k in [1, 2, 31, 32, 33, 34, 63, 64] {
+            for p in 0..=255u8 {
+                for n in 0..=255u8 {
+                    let mut w = [b'x'; 66];
+                    w[k - 1] = p;
+                    w[k] = b':';
+                    w[k + 1] = n;
+                    assert_eq!(Avx2(s, t).mask(&w), Plain(t).mask(&w), "{k} {p} {n}");
                 }
             }
         }
