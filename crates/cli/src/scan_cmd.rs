@@ -240,7 +240,10 @@ impl<W: Write> Sink<W> {
             }
             ScanFormat::Tsv => {
                 let provenance = format!("{file}:{}:{}", h.line, h.start);
-                match self.keyer.key(h.text, h.from_legacy) {
+                // a find without a scheme is keyed with its implied one, as in `run`
+                let mut implied = String::new();
+                let text = linksieve_pipeline::keyable(h.text, h.kind, &mut implied);
+                match self.keyer.key(text, h.from_legacy) {
                     Ok(key) => linksieve_pipeline::write_row(out, None, &key, h.text, &provenance)?,
                     Err(e) => {
                         self.rejected += 1;

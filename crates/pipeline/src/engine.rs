@@ -33,6 +33,7 @@
 use crate::dedup::{Dedup, DedupError};
 use crate::html::unescape_link;
 use crate::keyer::Keyer;
+use crate::keyer::keyable;
 use crate::row::tsv;
 use crate::source::{Compression, InputSpec, WarcError, http_head, open_input, read_warc_header};
 use crate::stats::{InputFailure, RunStats};
@@ -40,7 +41,7 @@ use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use encoding_rs::Encoding;
 use linksieve_dedup::Fingerprint;
 use linksieve_iri::{InputMode, KeyForm, Level, NormalizeError, NormalizeOptions};
-use linksieve_scan::{EncodingChoice, Hit, HitRef, ScanOptions, Scanner};
+use linksieve_scan::{EncodingChoice, Hit, HitRef, LinkKind, ScanOptions, Scanner};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;
@@ -1006,6 +1007,7 @@ fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> ChunkOut {
         },
         repeats: spare.repeats,
         scratch: Default::default(),
+        implied: String::new(),
     };
     match job {
         Job::Hits { meta, hits, offset } => {
@@ -1013,7 +1015,7 @@ fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> ChunkOut {
             // the sequential scanner counted the lines from the stream's start
             w.out.stream_start = true;
             for h in hits {
-                w.link(&h.text, h.from_legacy, offset + h.start, h.line);
+                w.link(&h.text, h.kind, h.from_legacy, offset + h.start, h.line);
             }
         }
         Job::Scan {
@@ -1180,6 +1182,8 @@ struct Worker<'a> {
     repeats: Repeats,
     /// The final key in `uri` form (when the chosen form is another) and a lower rung's key.
     scratch: [String; 2],
+    /// A find without a scheme, with its implied one (`keyer::keyable`).
+    implied: String,
 }
 
 impl Worker<'_> {
@@ -1214,7 +1218,7 @@ impl Worker<'_> {
         };
         let mut take = |h: HitRef<'_>| {
             if h.start < body as u64 && h.start >= first_space {
-                self.link(h.text, h.from_legacy, offset + h.start, h.line);
+                self.link(h.text, h.kind, h.from_legacy, offset + h.start, h.line);
             }
         };
         // Malformed sequences of the body only: the look-ahead is the next chunk's body.
@@ -1235,10 +1239,12 @@ impl Worker<'_> {
     }
 
     /// Keys one link found at input offset `offset`, line `line`.
-    fn link(&mut self, found: &str, legacy: bool, offset: u64, line: u64) {
+    fn link(&mut self, found: &str, kind: LinkKind, legacy: bool, offset: u64, line: u64) {
         self.out.links += 1;
         let unescaped = self.opts.html.then(|| unescape_link(found));
-        let text = unescaped.as_deref().unwrap_or(found);
+        let original = unescaped.as_deref().unwrap_or(found);
+        // the text keyed: a find without a scheme gets its implied one
+        let text = keyable(original, kind, &mut self.implied);
         // One hash of the text: the string rung's fingerprint, the key when the link is its own
         // key, and (its low half) the chunk's repeat index.
         let fp = |s: &str| Fingerprint::of(s.as_bytes()).0;
@@ -1246,7 +1252,7 @@ impl Worker<'_> {
         let hash = fp_text as u64;
         if let Some(&i) = self.repeats.0.get(&hash) {
             let item = &self.out.items[i as usize];
-            if item.legacy == legacy && self.out.original(item) == text {
+            if item.legacy == legacy && self.out.original(item) == original {
                 self.out.items[i as usize].repeats += 1;
                 return;
             }
@@ -1258,7 +1264,7 @@ impl Worker<'_> {
             self.out.rejected.push(Rejected {
                 reason: reason(&e),
                 error: e.to_string(),
-                original: text.to_owned(),
+                original: original.to_owned(),
                 offset,
                 line,
             });
@@ -1301,13 +1307,10 @@ impl Worker<'_> {
         };
         let key = &self.out.text[start..key_end];
         // The original is stored only when it differs from its key.
-        let fp_key = if key == text {
-            fp_text
-        } else {
-            let f = fp(key);
-            self.out.text.push_str(text);
-            f
-        };
+        let fp_key = if key == text { fp_text } else { fp(key) };
+        if key != original {
+            self.out.text.push_str(original);
+        }
         let i = self.out.items.len() as u32;
         self.out.items.push(Item {
             fp: fp_key,

@@ -3,6 +3,7 @@
 use linksieve_iri::{
     InputMode, KeyForm, Level, NormalizeError, NormalizeOptions, normalize_str, normalize_str_into,
 };
+use linksieve_scan::LinkKind;
 
 /// Keys found links: in the chosen rung and form, and in the `uri` form at every rung (for the
 /// per-rung duplicate counts). A link transcoded from a legacy encoding is keyed with NFC
@@ -114,4 +115,67 @@ impl Keyer {
         let rung = Level::ALL.iter().position(|&l| l == level).unwrap_or(0);
         &self.uri[usize::from(legacy)][rung]
     }
+}
+
+/// The scheme a find without one is keyed with: `http://` for a bare host name or IP address
+/// (`--schemeless`), `mailto:` for a bare e-mail address (`--email`); `None` for a find that
+/// has its scheme.
+///
+/// The choice follows peer practice: linkify-it prefixes its "fuzzy" links with `http://` and
+/// its e-mails with `mailto:`; the GitHub Flavored Markdown spec's extended autolinks insert
+/// `http` for a `www.` link and `mailto:` for an e-mail address. `http:` rather than `https:`
+/// because a find says nothing about the server, the ladder never merges the keys of `http:`
+/// and `https:` links (different schemes), and keys that agree with those peers' links are
+/// what a user compares against.
+///
+/// ```
+/// use linksieve_scan::LinkKind;
+/// use linksieve_pipeline::implied_scheme;
+/// assert_eq!(implied_scheme(LinkKind::Bare), Some("http://"));
+/// assert_eq!(implied_scheme(LinkKind::Email), Some("mailto:"));
+/// assert_eq!(implied_scheme(LinkKind::Scheme), None);
+/// ```
+pub fn implied_scheme(kind: LinkKind) -> Option<&'static str> {
+    match kind {
+        LinkKind::Bare | LinkKind::Ip => Some("http://"),
+        LinkKind::Email => Some("mailto:"),
+        LinkKind::Scheme | LinkKind::Opaque => None,
+    }
+}
+
+/// The text a find is keyed from: `text` itself when it has its scheme, else `text` with its
+/// [`implied_scheme`] in front, written into `buf` (reused from find to find: no allocation
+/// once it is large enough). A bare IPv6 address (`2001:db8::1`) is put in brackets, as an
+/// authority needs (RFC 3986 3.2.2). The original text of the find is not changed.
+///
+/// ```
+/// use linksieve_scan::LinkKind;
+/// use linksieve_pipeline::keyable;
+/// let mut buf = String::new();
+/// assert_eq!(keyable("www.example.com", LinkKind::Bare, &mut buf), "http://www.example.com");
+/// assert_eq!(keyable("jane@example.org", LinkKind::Email, &mut buf), "mailto:jane@example.org");
+/// assert_eq!(keyable("2001:db8::1", LinkKind::Ip, &mut buf), "http://[2001:db8::1]");
+/// assert_eq!(keyable("10.0.0.1:80/x", LinkKind::Ip, &mut buf), "http://10.0.0.1:80/x");
+/// assert_eq!(keyable("http://a.example/", LinkKind::Scheme, &mut buf), "http://a.example/");
+/// ```
+pub fn keyable<'a>(text: &'a str, kind: LinkKind, buf: &'a mut String) -> &'a str {
+    let Some(scheme) = implied_scheme(kind) else {
+        return text;
+    };
+    buf.clear();
+    buf.push_str(scheme);
+    let host_end = text.find(['/', '?', '#']).unwrap_or(text.len());
+    let (host, rest) = text.split_at(host_end);
+    if kind == LinkKind::Ip
+        && !host.starts_with('[')
+        && host.bytes().filter(|&b| b == b':').count() > 1
+    {
+        buf.push('[');
+        buf.push_str(host);
+        buf.push(']');
+        buf.push_str(rest);
+    } else {
+        buf.push_str(text);
+    }
+    buf
 }

@@ -17,7 +17,7 @@ mod stats;
 
 pub use engine::{OutputFormat, Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
-pub use keyer::Keyer;
+pub use keyer::{Keyer, implied_scheme, keyable};
 pub use lines::{DedupStats, dedup_lines};
 pub use row::{tsv, write_row};
 pub use source::{
