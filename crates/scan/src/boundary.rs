@@ -15,6 +15,14 @@
 //!
 //! Host names have one more rule, in `host.rs`: text in another script glued to an ASCII/Latin
 //! host label (`http://example.com你好`) is not taken into the host.
+//!
+//! Paths, queries and fragments have a like rule ([`spaceless_script`]): a Han, Hiragana,
+//! Katakana or Hangul character right after an ASCII letter or digit ends a link that is all
+//! ASCII up to there (one with non-ASCII text already, `http://中国.中国/foo中国`, keeps it), so that
+//! text glued after a link in a language written without spaces is left as text
+//! (`ソースはhttps://github.com/user/repoを参照` gives `https://github.com/user/repo`).
+//! After any other character (`/`, `=`, `-`, `_`, `%XX`, another such character) it stays part
+//! of the link: `https://ja.wikipedia.org/wiki/東京`, `?q=東京タワー`.
 
 /// Number of bracket pairs in the table (the size of a bracket-depth array).
 pub(crate) const PAIRS: usize = 19;
@@ -161,6 +169,25 @@ fn non_ascii_class(u: u32) -> Class {
         0xe000..=0xf8ff | 0xf0000.. => Private,
         _ => Link,
     }
+}
+
+/// Whether `c` is of a script written without spaces between words whose glued text ends a
+/// link after an ASCII letter or digit (see the module docs): Han (CJK unified ideographs and
+/// their extensions and compatibility block), Hiragana, Katakana (with its half-width forms)
+/// and Hangul (Korean particles are glued to the word before them).
+pub(crate) fn spaceless_script(c: char) -> bool {
+    matches!(c as u32,
+        0x1100..=0x11ff // Hangul Jamo
+        | 0x3040..=0x30ff // Hiragana, Katakana
+        | 0x3130..=0x318f // Hangul compatibility Jamo
+        | 0x31f0..=0x31ff // Katakana phonetic extensions
+        | 0x3400..=0x4dbf // CJK extension A
+        | 0x4e00..=0x9fff // CJK unified ideographs
+        | 0xac00..=0xd7af // Hangul syllables
+        | 0xf900..=0xfaff // CJK compatibility ideographs
+        | 0xff66..=0xff9f // half-width Katakana
+        | 0x20000..=0x3134f // CJK extensions B-H
+    )
 }
 
 /// Broad script class of a letter, for the host-glue rule (`host.rs`).

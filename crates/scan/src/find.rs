@@ -10,7 +10,7 @@
 //! `<…>` attempt stops at the first `<`, so no two attempts share text; a candidate longer than
 //! the maximum link length is skipped up to the next whitespace or stop character.
 
-use crate::boundary::{Class, PAIRS, ascii_class, class};
+use crate::boundary::{Class, PAIRS, ascii_class, class, spaceless_script};
 use crate::host::{self, HostCut};
 use crate::schemes::{self, OPAQUE_CHECK_WINDOW, OpaqueCheck};
 use crate::{LinkKind, Wrapper};
@@ -171,7 +171,7 @@ impl Ctx<'_> {
                 let opaque_start = match next {
                     Some(c) => {
                         c.is_ascii_alphanumeric()
-                            || matches!(c, b'%' | b'?' | b'+' | b'-')
+                            || matches!(c, b'%' | b'?' | b'+' | b'-' | b',' | b';')
                             || c >= 0x80
                     }
                     None => false,
@@ -273,7 +273,9 @@ impl Ctx<'_> {
                 return Ok(Some(Outcome::Hit(f)));
             }
         }
-        let Some(check) = check else {
+        // a registered opaque scheme with `//` is read as hierarchical: `news://host/group`
+        // (RFC 5538 2.1) beside `news:comp.lang`
+        let Some(check) = check.filter(|_| !slashes) else {
             return self.hierarchical(s, t, prefix.is_some()).map(Some);
         };
         self.opaque(s, t, check, prefix.is_some()).map(Some)
@@ -555,6 +557,20 @@ impl Ctx<'_> {
                 (ascii_class(b), 1)
             } else {
                 let (c, n) = char_at(t, i);
+                // text of a spaceless script glued after a word of an all-ASCII link ends it
+                // (boundary.rs); `i > start`, so the byte before is the link's. The look back
+                // runs once per link: it ends the link or sets `not_ascii`.
+                if !authority
+                    && !st.not_ascii
+                    && bytes[i - 1].is_ascii_alphanumeric()
+                    && spaceless_script(c)
+                {
+                    self.work += (i - start) as u64;
+                    if bytes[start..i].is_ascii() {
+                        return Ok(Extent::End(i));
+                    }
+                    st.not_ascii = true;
+                }
                 (self.cls(c), n)
             };
             self.work += n as u64;
@@ -1065,6 +1081,9 @@ struct ScanState {
     depth: [u32; PAIRS],
     apos: u32,
     in_query: bool,
+    /// The link has non-ASCII text before this point (so glued text of a spaceless script is
+    /// taken as the link's own: `http://中国.中国/foo中国`).
+    not_ascii: bool,
 }
 
 enum Extent {

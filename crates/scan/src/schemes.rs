@@ -24,7 +24,7 @@ pub(crate) const OPAQUE: &[(&str, OpaqueCheck)] = &[
     ("fax", OpaqueCheck::Digits),
     ("geo", OpaqueCheck::Geo),
     ("im", OpaqueCheck::At),
-    ("info", OpaqueCheck::Urn),
+    ("info", OpaqueCheck::Info),
     ("magnet", OpaqueCheck::Query),
     ("mailto", OpaqueCheck::Mailto),
     ("matrix", OpaqueCheck::Word),
@@ -58,6 +58,7 @@ pub(crate) static DNS: &[&str] = &[
     "ldap",
     "ldaps",
     "mms",
+    "news",
     "nntp",
     "pop",
     "rsync",
@@ -80,10 +81,14 @@ pub(crate) static DNS: &[&str] = &[
 pub(crate) enum OpaqueCheck {
     /// Starts with a letter, digit or `%`.
     Word,
-    /// `mailto:` (RFC 6068): an `@` before the first delimiter, or starts with `?`.
+    /// `mailto:` (RFC 6068): an `@` (or `%40`, 6068 2: any character of an address may be
+    /// percent-encoded) before the first delimiter, or starts with `?`.
     Mailto,
     /// `local@domain` style: an `@` before the first delimiter.
     At,
+    /// `info:` (RFC 4452 3): a namespace (a letter, then letters, digits, `+ - .`) and `/`;
+    /// so a log line's `INFO:root:Started` is not an `info:` URI.
+    Info,
     /// At least one digit among the first characters (tel:, sms:, fax:; RFC 3966 allows `+`,
     /// visual separators and so on before it).
     Digits,
@@ -214,7 +219,7 @@ pub(crate) fn opaque_key(k: u64) -> Option<OpaqueCheck> {
         FAX => Digits,
         GEO => Geo,
         IM => At,
-        INFO => Urn,
+        INFO => Info,
         MAGNET => Query,
         MAILTO => Mailto,
         MATRIX => Word,
@@ -276,7 +281,10 @@ pub(crate) fn check_opaque(check: OpaqueCheck, rest: &[u8], complete: bool) -> R
             if f == b'?' {
                 return Ok(true);
             }
-            need(head.contains(&b'@'))
+            let pct_at = head
+                .windows(3)
+                .any(|w| w[0] == b'%' && w[1] == b'4' && w[2] == b'0');
+            need(head.contains(&b'@') || pct_at)
         }
         OpaqueCheck::At => need(f != b'@' && head.contains(&b'@')),
         OpaqueCheck::Digits => {
@@ -298,6 +306,24 @@ pub(crate) fn check_opaque(check: OpaqueCheck, rest: &[u8], complete: bool) -> R
                     return Ok(true);
                 }
                 if !(b.is_ascii_alphanumeric() || b == b'-' || b == b'.') {
+                    return Ok(false);
+                }
+            }
+            if head.len() >= 40 {
+                Ok(false)
+            } else {
+                need(false)
+            }
+        }
+        OpaqueCheck::Info => {
+            if !f.is_ascii_alphabetic() {
+                return Ok(false);
+            }
+            for &b in head.iter().take(40) {
+                if b == b'/' {
+                    return Ok(true);
+                }
+                if !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')) {
                     return Ok(false);
                 }
             }

@@ -96,10 +96,11 @@ fn is_scheme_byte(c: u8) -> bool {
     is_alpha(c) || is_digit(c) || c == b'+' || c == b'-' || c == b'.'
 }
 
-/// What may follow `scheme:` in an opaque IRI (the finder's fast reject, `find.rs`).
+/// What may follow `scheme:` in an opaque IRI (the finder's fast reject, `find.rs`); `,` and
+/// `;` for `data:,text` and `data:;base64,...` (RFC 2397: the media type may be empty).
 #[inline(always)]
 fn is_opaque_start(c: u8) -> bool {
-    is_alpha(c) || is_digit(c) || c >= 0x80 || c == b'%' || c == b'?' || c == b'+' || c == b'-'
+    is_alpha(c) || is_digit(c) || c >= 0x80 || matches!(c, b'%' | b'?' | b'+' | b'-' | b',' | b';')
 }
 
 /// A byte that may belong to a host name: ASCII letters, digits, `-`, `_`, and every byte that
