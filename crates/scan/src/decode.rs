@@ -420,8 +420,11 @@ pub(crate) fn decide(
     }
 }
 
-/// `auto` without a BOM: UTF-16 if the window has the NUL pattern of UTF-16 text, else UTF-8 if
-/// the window is valid UTF-8 (a sequence cut by the window's end is fine), else chardetng.
+/// `auto` without a BOM: UTF-16 if the window has the NUL pattern of UTF-16 text, else
+/// ISO-2022-JP if it is 7-bit and designates a Japanese set by escape sequence (RFC 1468 3), else
+/// UTF-8 if the window is valid UTF-8 (a sequence cut by the window's end is fine, and so is one
+/// cut by the end of the input when the text before has non-ASCII UTF-8: a file cut
+/// mid-character is UTF-8 with one malformed sequence, not windows-1252), else chardetng.
 fn guess(w: &[u8], whole: bool) -> &'static Encoding {
     let pairs = w.len() / 2;
     if pairs >= 8 {
@@ -440,14 +443,34 @@ fn guess(w: &[u8], whole: bool) -> &'static Encoding {
             return UTF_16BE;
         }
     }
+    if is_iso_2022_jp(w) {
+        return ISO_2022_JP;
+    }
     match std::str::from_utf8(w) {
         Ok(_) => return UTF_8,
-        Err(e) if e.error_len().is_none() && !whole => return UTF_8,
+        Err(e) if e.error_len().is_none() && (!whole || !w[..e.valid_up_to()].is_ascii()) => {
+            return UTF_8;
+        }
         Err(_) => {}
     }
     let mut det = chardetng::EncodingDetector::new();
     det.feed(w, whole);
     det.guess(None, false)
+}
+
+/// Whether `w` looks like ISO-2022-JP: no byte above 0x7F and an escape sequence that
+/// designates JIS X 0208 (`ESC $ @`, `ESC $ B`) or JIS X 0201 (`ESC ( J`, `ESC ( I`), the
+/// sets of RFC 1468 and its common extensions. Such text is valid ASCII, so this comes before
+/// the UTF-8 test.
+fn is_iso_2022_jp(w: &[u8]) -> bool {
+    let mut designates = false;
+    for i in memchr::memchr_iter(0x1b, w) {
+        designates |= matches!(w.get(i + 1..i + 3), Some(b"$@" | b"$B" | b"(J" | b"(I"));
+        if designates {
+            break;
+        }
+    }
+    designates && w.is_ascii()
 }
 
 /// A decoder for one stream.

@@ -5,8 +5,8 @@
 //!
 //! 1. **decode** (`decode.rs`): one `encoding_rs` decoder for the whole stream; `--encoding`
 //!    takes any WHATWG label; a BOM always wins (WHATWG "decode"); `auto` looks at the first
-//!    64 KiB: UTF-16 if it has the NUL pattern of UTF-16 text, else UTF-8 if that window is valid
-//!    UTF-8, else the guess of `chardetng`. Malformed input is counted and becomes U+FFFD, which
+//!    64 KiB: UTF-16 if it has the NUL pattern of UTF-16 text, else ISO-2022-JP by its escape
+//!    sequences, else UTF-8 if that window is valid UTF-8, else the guess of `chardetng`. Malformed input is counted and becomes U+FFFD, which
 //!    never becomes part of a link. In the ASCII-compatible encodings (UTF-8, the single-byte
 //!    ones, Shift_JIS, EUC-JP, EUC-KR, Big5, GBK/gb18030) the candidates are found in the input
 //!    bytes, where `:` `.` `/` are never part of a multi-byte character, and links are found in
@@ -89,8 +89,8 @@ pub fn encoding_for_label(label: &str) -> Result<&'static Encoding, ScanError> {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EncodingChoice {
-    /// BOM, else UTF-16 by its NUL pattern, else UTF-8 if the first 64 KiB validate, else the
-    /// chardetng guess.
+    /// BOM, else UTF-16 by its NUL pattern, else ISO-2022-JP by its escape sequences, else
+    /// UTF-8 if the first 64 KiB validate, else the chardetng guess.
     #[default]
     Auto,
     /// This encoding (a BOM still wins, as in WHATWG "decode").
@@ -125,7 +125,7 @@ impl EncodingChoice {
 pub const AUTO_WINDOW: usize = decode::AUTO_WINDOW;
 
 /// Decides the encoding of a stream from its start, as the scanner does: the BOM wins (except for
-/// [`EncodingChoice::Exact`]), then the label, then (`auto`) UTF-16 by its NUL pattern, UTF-8 if
+/// [`EncodingChoice::Exact`]), then the label, then (`auto`) UTF-16 by its NUL pattern, ISO-2022-JP by its escapes, UTF-8 if
 /// the first [`AUTO_WINDOW`] bytes validate, else the chardetng guess. `prefix` is the start of
 /// the stream; `last` says it is all of it. Returns the encoding and the length of the BOM, or
 /// `None` when more input is needed.
