@@ -91,6 +91,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
         decode_all: args.stats,
         // the text format is the links alone
         lines: args.format != ScanFormat::Text,
+        html: false,
     };
     let input: InputMode = args.input.into();
     let mut sink = Sink {

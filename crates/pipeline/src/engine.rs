@@ -829,6 +829,7 @@ impl<'a, 's> Reader<'a, 's> {
             encoding: EncodingChoice::Fixed(encoding),
             decode_all: true,
             lines: self.opts.format.shows_lines(),
+            html: self.opts.html,
             ..self.opts.scan
         });
         let mut hits = Vec::new();
@@ -1015,7 +1016,14 @@ fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> ChunkOut {
             // the sequential scanner counted the lines from the stream's start
             w.out.stream_start = true;
             for h in hits {
-                w.link(&h.text, h.kind, h.from_legacy, offset + h.start, h.line);
+                w.link(
+                    &h.text,
+                    &h.trimmed.trailing,
+                    h.kind,
+                    h.from_legacy,
+                    offset + h.start,
+                    h.line,
+                );
             }
         }
         Job::Scan {
@@ -1207,6 +1215,7 @@ impl Worker<'_> {
             encoding: EncodingChoice::Exact(encoding),
             decode_all: !utf8,
             lines,
+            html: opts.html,
             ..opts.scan
         });
         // Hits that start in the look-ahead belong to the next chunk; in a chunk cut inside a
@@ -1218,7 +1227,14 @@ impl Worker<'_> {
         };
         let mut take = |h: HitRef<'_>| {
             if h.start < body as u64 && h.start >= first_space {
-                self.link(h.text, h.kind, h.from_legacy, offset + h.start, h.line);
+                self.link(
+                    h.text,
+                    h.trimmed.trailing,
+                    h.kind,
+                    h.from_legacy,
+                    offset + h.start,
+                    h.line,
+                );
             }
         };
         // Malformed sequences of the body only: the look-ahead is the next chunk's body.
@@ -1239,9 +1255,18 @@ impl Worker<'_> {
     }
 
     /// Keys one link found at input offset `offset`, line `line`.
-    fn link(&mut self, found: &str, kind: LinkKind, legacy: bool, offset: u64, line: u64) {
+    fn link(
+        &mut self,
+        found: &str,
+        trailing: &str,
+        kind: LinkKind,
+        legacy: bool,
+        offset: u64,
+        line: u64,
+    ) {
         self.out.links += 1;
-        let unescaped = self.opts.html.then(|| unescape_link(found));
+        let html = self.opts.html;
+        let unescaped = html.then(|| unescape_link(found, trailing, self.opts.scan.ascii_only));
         let original = unescaped.as_deref().unwrap_or(found);
         // the text keyed: a find without a scheme gets its implied one
         let text = keyable(original, kind, &mut self.implied);

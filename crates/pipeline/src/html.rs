@@ -3,24 +3,35 @@
 
 use std::borrow::Cow;
 
-/// Decodes the character references of `link` (all of HTML's named references, decimal and
-/// hexadecimal ones). A reference that decodes to a character that cannot be in a link in text
-/// (`"`, `<`, `>`, whitespace) ends the link there: `&quot;` after a URL in an
-/// attribute value is its closing quote, not part of it.
+/// Decodes the character references of a link found in HTML text (all of HTML's named
+/// references, decimal and hexadecimal ones) and ends it where it would have ended had the
+/// text been decoded before it was scanned: the decoded characters meet the scanner's
+/// boundary table ([`linksieve_scan::link_end`]). `link` is the link as found, `trailing` the
+/// punctuation the scanner trimmed after it (so that the `;` of a reference at the end, as in
+/// `&#39;`, is decoded with it, not left behind as `&#39`). A reference that decodes to a
+/// character that ends a link (`&quot;`, `&gt;`, `&nbsp;`, `&rsquo;`, `&#x202E;`, `&#x200B;`)
+/// ends it there; one that decodes to trailing punctuation (`&#39;`, `&apos;`, `&#46;`) at the
+/// end is trimmed.
 ///
 /// ```
 /// use linksieve_pipeline::unescape_link;
-/// assert_eq!(unescape_link("http://a/?x=1&amp;y=r&eacute;s&#xE9;"), "http://a/?x=1&y=résé");
-/// assert_eq!(unescape_link("http://a/b&quot;&gt;next"), "http://a/b");
-/// assert_eq!(unescape_link("http://a/plain"), "http://a/plain");
+/// assert_eq!(unescape_link("http://a/?x=1&amp;y=r&eacute;s&#xE9;", "", false), "http://a/?x=1&y=résé");
+/// assert_eq!(unescape_link("http://a/b&quot;&gt;next", "", false), "http://a/b");
+/// assert_eq!(unescape_link("http://ex.com/a&apos", ";", false), "http://ex.com/a");
+/// assert_eq!(unescape_link("http://ex.com/a&#x200B;b", "", false), "http://ex.com/a");
+/// assert_eq!(unescape_link("http://a/plain", ".", false), "http://a/plain");
 /// ```
-pub fn unescape_link(link: &str) -> Cow<'_, str> {
+pub fn unescape_link<'a>(link: &'a str, trailing: &str, ascii_only: bool) -> Cow<'a, str> {
+    // trailing punctuation holds no `&`: without one in the link nothing is decoded
     if !link.contains('&') {
         return Cow::Borrowed(link);
     }
-    let decoded = htmlize::unescape(link);
-    match decoded.find(|c: char| matches!(c, '"' | '<' | '>') || c.is_whitespace()) {
-        Some(cut) => Cow::Owned(decoded[..cut].to_owned()),
-        None => Cow::Owned(decoded.into_owned()),
-    }
+    let raw: Cow<'_, str> = if trailing.is_empty() {
+        Cow::Borrowed(link)
+    } else {
+        Cow::Owned(format!("{link}{trailing}"))
+    };
+    let mut decoded = htmlize::unescape(raw.as_ref()).into_owned();
+    decoded.truncate(linksieve_scan::link_end(&decoded, ascii_only));
+    Cow::Owned(decoded)
 }

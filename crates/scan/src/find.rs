@@ -39,6 +39,8 @@ pub(crate) struct Opts {
     pub schemeless: bool,
     pub ascii_only: bool,
     pub max_len: usize,
+    /// `ScanOptions::html`: character references widen the extent.
+    pub html: bool,
 }
 
 /// The text being scanned.
@@ -516,7 +518,12 @@ impl Ctx<'_> {
         let t = self.text;
         let bytes = t.as_bytes();
         let max = self.opts.max_len;
-        let plain = if authority { &PLAIN_AUTH } else { &PLAIN };
+        let plain = match (authority, self.opts.html) {
+            (false, false) => &PLAIN,
+            (true, false) => &PLAIN_AUTH,
+            (false, true) => &PLAIN_HTML,
+            (true, true) => &PLAIN_AUTH_HTML,
+        };
         loop {
             // a run of plain ASCII link characters, one table lookup each
             let lim = bytes.len().min(start + max + 1);
@@ -552,6 +559,23 @@ impl Ctx<'_> {
                 match b {
                     b'?' => st.in_query = true,
                     b'#' => st.in_query = false,
+                    b'&' if self.opts.html => {
+                        // the decoded text may hold non-ASCII characters
+                        st.not_ascii = true;
+                        if let Some((c, n)) = self.html_reference(i)? {
+                            self.work += n as u64;
+                            match c {
+                                '?' => st.in_query = true,
+                                _ => {
+                                    if let Class::Open(k) = self.cls(c) {
+                                        st.depth[k as usize] += 1;
+                                    }
+                                }
+                            }
+                            i += n;
+                            continue;
+                        }
+                    }
                     _ => {}
                 }
                 (ascii_class(b), 1)
@@ -589,6 +613,44 @@ impl Ctx<'_> {
             }
             i += n;
         }
+    }
+
+    /// `--html`: the character that a reference at `i` (`&#N;`, `&#xH;`, or one of the named
+    /// references of brackets and `?`) stands for, and its length; `None` for any other `&`
+    /// (decoded later: only brackets and `?` change where a link ends further on).
+    fn html_reference(&self, i: usize) -> R<Option<(char, usize)>> {
+        const LONGEST: usize = 10; // `&#x10FFFF;`, `&lbrace;`
+        let bytes = self.text.as_bytes();
+        let tail = &bytes[i + 1..bytes.len().min(i + 1 + LONGEST)];
+        let Some(semi) = tail.iter().position(|&b| b == b';') else {
+            if tail.len() < LONGEST
+                && !self.eof
+                && tail.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'#')
+            {
+                return Err(NeedMore);
+            }
+            return Ok(None);
+        };
+        let body = &self.text[i + 1..i + 1 + semi];
+        let c = if let Some(num) = body.strip_prefix('#') {
+            let v = match num.strip_prefix(['x', 'X']) {
+                Some(hex) if !hex.is_empty() && hex.len() <= 6 => u32::from_str_radix(hex, 16).ok(),
+                None if !num.is_empty() && num.len() <= 7 => num.parse().ok(),
+                _ => None,
+            };
+            v.and_then(char::from_u32)
+        } else {
+            match body {
+                "lpar" => Some('('),
+                "lsqb" | "lbrack" => Some('['),
+                "lcub" | "lbrace" => Some('{'),
+                "laquo" => Some('\u{ab}'),
+                "lsaquo" => Some('\u{2039}'),
+                "quest" => Some('?'),
+                _ => None,
+            }
+        };
+        Ok(c.map(|c| (c, semi + 2)))
     }
 
     /// Trims trailing punctuation, unbalanced apostrophes and opening brackets from `[lo, e)`.
@@ -1048,6 +1110,15 @@ fn check_authority(scheme: &str, auth: &str, followed: bool) -> Option<Option<us
 static PLAIN: [u8; 256] = plain_table(false);
 /// [`PLAIN`] inside an authority, which also ends at `/`.
 static PLAIN_AUTH: [u8; 256] = plain_table(true);
+/// [`PLAIN`] for `ScanOptions::html`: `&` may start a character reference.
+static PLAIN_HTML: [u8; 256] = without_amp(plain_table(false));
+/// [`PLAIN_AUTH`] for `ScanOptions::html`.
+static PLAIN_AUTH_HTML: [u8; 256] = without_amp(plain_table(true));
+
+const fn without_amp(mut t: [u8; 256]) -> [u8; 256] {
+    t[b'&' as usize] = 0;
+    t
+}
 
 const fn plain_table(authority: bool) -> [u8; 256] {
     let mut t = [0u8; 256];

@@ -40,6 +40,7 @@
 
 mod boundary;
 mod decode;
+mod delimit;
 mod find;
 mod host;
 mod schemes;
@@ -47,6 +48,7 @@ mod tld_data;
 mod trigger;
 
 use decode::{Choice, Family, Map, Stream};
+pub use delimit::link_end;
 pub use encoding_rs::Encoding;
 use find::{Ctx, LOOKBACK, Opts, Outcome};
 use trigger::{Cands, Hay, Triggers};
@@ -210,6 +212,21 @@ pub struct ScanOptions {
     /// assert_eq!(scan_bytes(input, &off).hits[0].line, 0);
     /// ```
     pub lines: bool,
+    /// The text is HTML whose links will have their character references decoded (`run
+    /// --html`): a link's extent is made wide enough to hold the link of the decoded text.
+    /// A reference to an opening bracket (`&#40;`, `&lpar;`, `&laquo;`) opens a pair, so that
+    /// a closing bracket after it does not end the link; one to `?` starts the query; after
+    /// any `&` text glued in another script is not cut. The caller then decodes the link and
+    /// ends it with [`link_end`] (the scanner's hits keep the raw text).
+    ///
+    /// ```
+    /// use linksieve_scan::{scan_bytes, ScanOptions};
+    /// let t = b"(http://ex.com/w&#40;x) y)";
+    /// assert_eq!(scan_bytes(t, &ScanOptions::default()).hits[0].text, "http://ex.com/w&#40;x");
+    /// let html = ScanOptions { html: true, ..ScanOptions::default() };
+    /// assert_eq!(scan_bytes(t, &html).hits[0].text, "http://ex.com/w&#40;x)");
+    /// ```
+    pub html: bool,
 }
 
 impl Default for ScanOptions {
@@ -222,6 +239,7 @@ impl Default for ScanOptions {
             max_link_len: DEFAULT_MAX_LINK_LEN,
             decode_all: false,
             lines: true,
+            html: false,
         }
     }
 }
@@ -595,6 +613,7 @@ impl Scanner {
                 schemeless: opts.schemeless,
                 ascii_only: opts.ascii_only,
                 max_len: opts.max_link_len.max(8),
+                html: opts.html,
             },
             trig: Triggers {
                 schemeless: opts.schemeless,

@@ -8,6 +8,11 @@ use linksieve_scan::{
 use proptest::prelude::*;
 
 const PIECES: &[&str] = &[
+    "&#40;",
+    "&lpar;",
+    "&#x3F;",
+    "&amp;",
+    "&#",
     "http://",
     "https://",
     "ftp://",
@@ -103,6 +108,7 @@ fn opts(label: &str, mode: u8, max: usize) -> ScanOptions {
         ascii_only: mode & 4 != 0,
         max_link_len: max,
         lines: true,
+        html: mode & 16 != 0,
     }
 }
 
@@ -166,7 +172,7 @@ proptest! {
     fn every_chunking_gives_the_same_hits(
         pieces in prop::collection::vec(0..PIECES.len(), 0..60),
         label in 0..LABELS.len(),
-        mode in 0u8..16,
+        mode in 0u8..32,
         short in any::<bool>(),
         noise in prop::collection::vec((any::<usize>(), any::<u8>()), 0..3),
         sizes in prop::collection::vec(1usize..20, 1..6),
@@ -215,7 +221,7 @@ proptest! {
     fn large_inputs_in_any_chunks(
         parts in prop::collection::vec((0..PIECES.len(), 0..FILLER.len(), 0usize..400), 1..120),
         label in 0..LABELS.len(),
-        mode in 0u8..16,
+        mode in 0u8..32,
         noise in prop::collection::vec((any::<usize>(), any::<u8>()), 0..4),
         sizes in prop::collection::vec(prop::sample::select(vec![1usize, 7, 4093, 16383, 16384, 20000, 70000]), 1..4),
     ) {
