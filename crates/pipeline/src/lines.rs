@@ -185,18 +185,17 @@ impl LineDedup<'_> {
         r: &mut dyn BufRead,
         cancel: &AtomicBool,
     ) -> Result<Option<io::Error>, RunError> {
-        let mut carry: Vec<u8> = Vec::new();
+        // `bytes[..before]` is the start of a line (no LF in it) carried from the last read; a
+        // line longer than a batch grows this buffer in place, and only the newly read part is
+        // searched for an LF, so a line of any length costs time linear in its length.
+        let mut bytes: Vec<u8> = Vec::new();
         loop {
             if cancel.load(Ordering::Relaxed) {
                 self.stats.interrupted = true;
                 return Ok(None);
             }
-            // The carried part of a line, then BATCH more bytes (a line longer than a batch
-            // grows the buffer until its end).
-            let mut bytes = std::mem::take(&mut carry);
-            let want = bytes.len() + BATCH;
-            bytes.reserve(BATCH);
             let before = bytes.len();
+            let want = before + BATCH;
             // a read error ends the input after what was read before it
             let (eof, err) = match fill(r, &mut bytes, want) {
                 Ok(eof) => (eof, None),
@@ -207,14 +206,20 @@ impl LineDedup<'_> {
             let whole = if eof {
                 bytes.len()
             } else {
-                memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1)
+                match memchr::memrchr(b'\n', &bytes[before..]) {
+                    Some(i) => before + i + 1,
+                    // no LF yet: keep reading into the same buffer
+                    None => continue,
+                }
             };
-            carry.extend_from_slice(&bytes[whole..]);
+            // at most one read's worth of bytes is copied
+            let carry = bytes[whole..].to_vec();
             bytes.truncate(whole);
             self.batch(bytes)?;
             if err.is_some() || eof {
                 return Ok(err);
             }
+            bytes = carry;
         }
     }
 
