@@ -41,6 +41,9 @@ pub struct DedupStats {
     pub store_keys_at_open: Option<u64>,
     /// `approx` mode: the expected number of new lines wrongly dropped as seen.
     pub expected_false_drops: Option<f64>,
+    /// The seen-set's warning (an `approx` filter grown or overfilled past `--expected`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seen_set_warning: Option<String>,
     /// Heap memory of the seen-set at the end, in bytes.
     pub seen_set_bytes: u64,
     /// Stopped early by SIGINT.
@@ -76,6 +79,9 @@ impl DedupStats {
         }
         if let Some(x) = self.expected_false_drops {
             s += &format!("expected new lines wrongly dropped (approx): {x:.3}\n");
+        }
+        if let Some(w) = &self.seen_set_warning {
+            s += &format!("warning: {w}\n");
         }
         for f in &self.inputs_failed {
             s += &format!("input failed: {}: {}\n", f.input, f.error);
@@ -157,6 +163,7 @@ pub fn dedup_lines(
     let mut stats = d.stats;
     stats.store_keys_at_open = d.dedup.store_keys_at_open();
     stats.expected_false_drops = d.dedup.expected_false_drops();
+    stats.seen_set_warning = d.dedup.warning();
     stats.seen_set_bytes = d.dedup.memory_bytes() as u64;
     Ok(stats)
 }
