@@ -117,7 +117,8 @@ pub struct SeenArgs {
     /// Seen-set.
     #[arg(long, value_enum, default_value_t = DedupArg::Memory)]
     dedup: DedupArg,
-    /// Memory budget of `--dedup spill` (e.g. 512M).
+    /// Memory budget of `--dedup spill` (e.g. 512M), or the most an `--dedup approx` filter may
+    /// grow to.
     #[arg(long, value_parser = parse_size, value_name = "SIZE")]
     memory: Option<usize>,
     /// False-positive rate of `--dedup approx`.
@@ -136,8 +137,8 @@ impl SeenArgs {
     /// store made with another). `atomic`: the output goes to a file renamed into place at the
     /// end (`--out`) rather than to a stream.
     fn open(&self, id: &StoreIdentity, atomic: bool) -> Result<Box<dyn Dedup>> {
-        if self.memory.is_some() && self.dedup != DedupArg::Spill {
-            bail!("--memory sets the budget of --dedup spill");
+        if self.memory.is_some() && !matches!(self.dedup, DedupArg::Spill | DedupArg::Approx) {
+            bail!("--memory sets the budget of --dedup spill or approx");
         }
         let Some(path) = &self.seen else {
             return Ok(match self.dedup {
@@ -146,7 +147,13 @@ impl SeenArgs {
                     let budget = self.memory.unwrap_or(512 << 20);
                     Box::new(SpillDedup::new(SpillConfig::new(budget))?)
                 }
-                DedupArg::Approx => Box::new(ApproxDedup::new(self.expected, self.fp_rate)?),
+                DedupArg::Approx => {
+                    let d = ApproxDedup::new(self.expected, self.fp_rate)?;
+                    Box::new(match self.memory {
+                        Some(m) => d.with_max_bytes(m),
+                        None => d,
+                    })
+                }
             });
         };
         // With --out the output of a killed run is never renamed into place, so keys it committed

@@ -132,3 +132,82 @@ fn a_persistent_set_across_runs_and_its_identity() {
     assert!(r.stderr.contains("rung"), "{}", r.stderr);
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// Issue #18 item 11: `--dedup approx --expected 0` (far below the real count) grows instead of
+/// dropping most lines; the drops (against the exact `--dedup memory` answer) stay within the
+/// asked rate and the estimate; the summary says the filter grew. With a `--memory` limit it
+/// warns that it is overfilled.
+#[test]
+fn approx_far_past_expected_grows_and_says_so() {
+    // The input is a file: common::linksieve writes all of stdin before it reads stdout.
+    let n = 100_000;
+    let dir = tempdir("approx-grows");
+    let path = dir.join("keys.txt");
+    let text: String = (0..n)
+        .map(|i| format!("http://h{}.example/p{i}\n", i % 1000))
+        .collect();
+    std::fs::write(&path, text).expect("write");
+    let file = path.to_str().expect("path");
+    let exact = linksieve(&["dedup", "-q", file], "");
+    assert_eq!(exact.code, 0, "{}", exact.stderr);
+    let exact_lines = exact.stdout.lines().count();
+    assert_eq!(exact_lines, n);
+    for expected in ["0", "10000", "100000"] {
+        let r = linksieve(
+            &[
+                "dedup",
+                "--dedup",
+                "approx",
+                "--fp-rate",
+                "0.01",
+                "--expected",
+                expected,
+                file,
+            ],
+            "",
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let dropped = (exact_lines - r.stdout.lines().count()) as f64;
+        let est: f64 = r
+            .stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("expected new lines wrongly dropped (approx): "))
+            .expect("estimate in the summary")
+            .parse()
+            .expect("a number");
+        assert!(
+            dropped < 0.01 * n as f64,
+            "--expected {expected}: {dropped} dropped"
+        );
+        assert!(
+            (dropped - est).abs() <= 5.0 * est.sqrt() + 3.0,
+            "--expected {expected}: {dropped} dropped, {est} estimated"
+        );
+        assert_eq!(
+            r.stderr.contains("warning: approx filter grew"),
+            expected != "100000",
+            "--expected {expected}: {}",
+            r.stderr
+        );
+    }
+    let r = linksieve(
+        &[
+            "dedup",
+            "--dedup",
+            "approx",
+            "--expected",
+            "0",
+            "--memory",
+            "64K",
+            file,
+        ],
+        "",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("warning: approx filter overfilled"),
+        "{}",
+        r.stderr
+    );
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+}

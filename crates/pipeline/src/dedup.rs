@@ -44,6 +44,11 @@ pub trait Dedup: Send {
     fn expected_false_drops(&self) -> Option<f64> {
         None
     }
+    /// A line for the summary when the set's answers are weaker than asked (an `approx`
+    /// filter past its expected count); `None` otherwise.
+    fn warning(&self) -> Option<String> {
+        None
+    }
     /// Keys in a persistent store when it was opened (persistent sets only).
     fn store_keys_at_open(&self) -> Option<u64> {
         None
@@ -67,7 +72,8 @@ pub trait Dedup: Send {
 #[derive(Default)]
 pub struct MemoryDedup(pub MemorySet);
 
-/// Approximate (`--dedup approx --fp-rate P`): a Bloom filter; new keys may be dropped as seen,
+/// Approximate (`--dedup approx --fp-rate P`): a Bloom filter that grows past `--expected`
+/// keys to keep the asked rate (up to `--memory` if given); new keys may be dropped as seen,
 /// with the expected number reported.
 ///
 /// ```
@@ -85,6 +91,17 @@ impl ApproxDedup {
     /// ```
     pub fn new(expected: u64, fp_rate: f64) -> Result<Self, DedupError> {
         Ok(ApproxDedup(BloomSet::new(expected, fp_rate)?))
+    }
+
+    /// The filter may grow up to `max_bytes` (`--memory`), then it is overfilled (see
+    /// [`BloomSet`]).
+    ///
+    /// ```
+    /// let d = linksieve_pipeline::dedup::ApproxDedup::new(10, 0.01).unwrap().with_max_bytes(1 << 20);
+    /// assert!(!d.0.overfilled());
+    /// ```
+    pub fn with_max_bytes(self, max_bytes: usize) -> Self {
+        ApproxDedup(self.0.with_max_bytes(max_bytes))
     }
 }
 
@@ -256,6 +273,30 @@ impl Dedup for ApproxDedup {
     }
     fn expected_false_drops(&self) -> Option<f64> {
         Some(self.0.expected_false_positives())
+    }
+    fn warning(&self) -> Option<String> {
+        approx_warning(&self.0)
+    }
+}
+
+/// The summary line of an `approx` filter that went past the count it was first sized for:
+/// grown (the rate kept within the asked one), or overfilled (the memory limit stopped growth).
+fn approx_warning(set: &BloomSet) -> Option<String> {
+    let rate = set.current_false_positive_rate();
+    if set.overfilled() {
+        Some(format!(
+            "approx filter overfilled: {} keys in room for {} (memory limit reached); its false-positive rate is now {rate:.4}, above the asked one, and the expected drops are a lower bound",
+            SeenSet::len(set),
+            set.capacity()
+        ))
+    } else if set.stages() > 1 {
+        Some(format!(
+            "approx filter grew past its expected count: {} stages for {} keys, false-positive rate now {rate:.2e} (within the asked one)",
+            set.stages(),
+            SeenSet::len(set)
+        ))
+    } else {
+        None
     }
 }
 

@@ -1702,6 +1702,7 @@ impl<'a> Sink<'a> {
         stats.duplicates_by_rung = self.stats.duplicates_by_rung.clone();
         stats.store_keys_at_open = self.dedup.store_keys_at_open();
         stats.expected_false_drops = self.dedup.expected_false_drops();
+        stats.seen_set_warning = self.dedup.warning();
         stats.seen_set_bytes = self.dedup.memory_bytes() as u64;
     }
 }

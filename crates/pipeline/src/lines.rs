@@ -41,6 +41,9 @@ pub struct DedupStats {
     pub store_keys_at_open: Option<u64>,
     /// `approx` mode: the expected number of new lines wrongly dropped as seen.
     pub expected_false_drops: Option<f64>,
+    /// The seen-set's warning (an `approx` filter grown or overfilled past `--expected`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seen_set_warning: Option<String>,
     /// Heap memory of the seen-set at the end, in bytes.
     pub seen_set_bytes: u64,
     /// Stopped early by SIGINT.
@@ -76,6 +79,9 @@ impl DedupStats {
         }
         if let Some(x) = self.expected_false_drops {
             s += &format!("expected new lines wrongly dropped (approx): {x:.3}\n");
+        }
+        if let Some(w) = &self.seen_set_warning {
+            s += &format!("warning: {w}\n");
         }
         for f in &self.inputs_failed {
             s += &format!("input failed: {}: {}\n", f.input, f.error);
@@ -157,6 +163,7 @@ pub fn dedup_lines(
     let mut stats = d.stats;
     stats.store_keys_at_open = d.dedup.store_keys_at_open();
     stats.expected_false_drops = d.dedup.expected_false_drops();
+    stats.seen_set_warning = d.dedup.warning();
     stats.seen_set_bytes = d.dedup.memory_bytes() as u64;
     Ok(stats)
 }
@@ -185,18 +192,17 @@ impl LineDedup<'_> {
         r: &mut dyn BufRead,
         cancel: &AtomicBool,
     ) -> Result<Option<io::Error>, RunError> {
-        let mut carry: Vec<u8> = Vec::new();
+        // `bytes[..before]` is the start of a line (no LF in it) carried from the last read; a
+        // line longer than a batch grows this buffer in place, and only the newly read part is
+        // searched for an LF, so a line of any length costs time linear in its length.
+        let mut bytes: Vec<u8> = Vec::new();
         loop {
             if cancel.load(Ordering::Relaxed) {
                 self.stats.interrupted = true;
                 return Ok(None);
             }
-            // The carried part of a line, then BATCH more bytes (a line longer than a batch
-            // grows the buffer until its end).
-            let mut bytes = std::mem::take(&mut carry);
-            let want = bytes.len() + BATCH;
-            bytes.reserve(BATCH);
             let before = bytes.len();
+            let want = before + BATCH;
             // a read error ends the input after what was read before it
             let (eof, err) = match fill(r, &mut bytes, want) {
                 Ok(eof) => (eof, None),
@@ -207,14 +213,20 @@ impl LineDedup<'_> {
             let whole = if eof {
                 bytes.len()
             } else {
-                memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1)
+                match memchr::memrchr(b'\n', &bytes[before..]) {
+                    Some(i) => before + i + 1,
+                    // no LF yet: keep reading into the same buffer
+                    None => continue,
+                }
             };
-            carry.extend_from_slice(&bytes[whole..]);
+            // at most one read's worth of bytes is copied
+            let carry = bytes[whole..].to_vec();
             bytes.truncate(whole);
             self.batch(bytes)?;
             if err.is_some() || eof {
                 return Ok(err);
             }
+            bytes = carry;
         }
     }
 

@@ -57,6 +57,9 @@ pub struct RunStats {
     pub store_keys_at_open: Option<u64>,
     /// `approx` mode: the expected number of new keys wrongly dropped as seen.
     pub expected_false_drops: Option<f64>,
+    /// The seen-set's warning (an `approx` filter grown or overfilled past `--expected`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seen_set_warning: Option<String>,
     /// The encodings inputs were decoded with, by number of streams.
     pub encodings: BTreeMap<&'static str, u64>,
     /// Memory held by the seen-set at the end, in bytes.
@@ -157,6 +160,9 @@ impl RunStats {
         }
         if let Some(x) = self.expected_false_drops {
             let _ = writeln!(s, "  expected keys wrongly dropped (approx): {x:.3}");
+        }
+        if let Some(w) = &self.seen_set_warning {
+            let _ = writeln!(s, "  warning: {w}");
         }
         let _ = writeln!(s, "  seen-set memory: {} bytes", self.seen_set_bytes);
         s
