@@ -161,9 +161,12 @@ enum Job {
         /// The stream's first chunk (its lines are counted from 1).
         stream_start: bool,
         encoding: &'static Encoding,
-        /// The chunk starts in the middle of a line with no space before the cut: hits before its
-        /// first space belong to the previous chunk.
+        /// The chunk starts inside a token (no clean cut before it): hits before its
+        /// [`token_end`] belong to the previous chunk.
         mid_token: bool,
+        /// The chunk after this one starts inside a token: this chunk takes the hits up to the
+        /// [`token_end`] of its look-ahead.
+        next_mid_token: bool,
         /// Where `bytes` goes when the chunk is scanned, for the reader to fill again.
         recycle: Sender<Vec<u8>>,
     },
@@ -747,7 +750,9 @@ impl<'a, 's> Reader<'a, 's> {
     ) -> io::Result<u64> {
         let chunk = self.opts.chunk_size.max(4096);
         let tail = self.opts.scan.max_link_len.max(64);
-        let mut buf: Vec<u8> = Vec::with_capacity(chunk + tail);
+        // a chunk's look-ahead is `tail`, twice that before a cut inside a token (see
+        // `Worker::scan`)
+        let mut buf: Vec<u8> = Vec::with_capacity(chunk + 2 * tail);
         let mut eof = false;
         // Decide the encoding on the first 64 KiB, as the scanner would.
         while buf.len() < linksieve_scan::AUTO_WINDOW && !eof {
@@ -770,9 +775,9 @@ impl<'a, 's> Reader<'a, 's> {
                 self.stats.interrupted = true;
                 break;
             }
-            while !eof && buf.len() < chunk + tail {
+            while !eof && buf.len() < chunk + 2 * tail {
                 let before = buf.len();
-                eof = fill(r, &mut buf, chunk + tail)?;
+                eof = fill(r, &mut buf, chunk + 2 * tail)?;
                 total += (buf.len() - before) as u64;
             }
             if buf.is_empty() {
@@ -783,11 +788,11 @@ impl<'a, 's> Reader<'a, 's> {
             } else {
                 cut_point(&buf[..chunk], encoding)
             };
-            let end = (cut + tail).min(buf.len());
+            let end = (cut + if clean { tail } else { 2 * tail }).min(buf.len());
             // The chunk takes the buffer; what follows the cut moves to a recycled one.
             let mut next = self.free.1.try_recv().unwrap_or_default();
             next.clear();
-            next.reserve(chunk + tail);
+            next.reserve(chunk + 2 * tail);
             next.extend_from_slice(&buf[cut..]);
             let mut bytes = std::mem::replace(&mut buf, next);
             bytes.truncate(end);
@@ -799,6 +804,7 @@ impl<'a, 's> Reader<'a, 's> {
                 stream_start,
                 encoding,
                 mid_token,
+                next_mid_token: !clean,
                 recycle: self.free.0.clone(),
             };
             self.submit(job);
@@ -970,16 +976,31 @@ fn cut_point(w: &[u8], enc: &'static Encoding) -> (usize, bool) {
 }
 
 /// Where to cut in the window `w`: after its last LF, else after its last space or tab, else
-/// (a very long line without spaces) after the last byte below 0x30, which is never a trail
+/// (a very long line without spaces: minified JSON, CR-only or NUL-separated text) at its last
+/// [`hard_boundary`] byte, else after the last byte below 0x30, which is never a trail
 /// byte of a WHATWG multi-byte encoding (gb18030 uses 0x30-0x39 as trail bytes), or at a UTF-8
 /// character boundary; at the window's end when there is none of these. The flag says whether
-/// the cut is at a space or line end.
+/// the cut is clean: no link crosses it and no link start depends on a byte before it, so the
+/// next chunk keeps every hit it finds.
 fn cut_in(w: &[u8], enc: &'static Encoding) -> (usize, bool) {
     if let Some(p) = memchr::memrchr(b'\n', w) {
         return (p + 1, true);
     }
     if let Some(p) = memchr::memrchr2(b' ', b'\t', w) {
         return (p + 1, true);
+    }
+    // the rare path (a window of 8-512 KiB with no space): one pass backwards
+    if let Some(p) = w.iter().rposition(|&b| hard_boundary(b)) {
+        // a line break is cut after, as LF; the others before, so that the next chunk sees
+        // the `<` or `"` a link after it may be wrapped in
+        return (
+            if matches!(w[p], b'\r' | 0x0b | 0x0c) {
+                p + 1
+            } else {
+                p
+            },
+            true,
+        );
     }
     let cut = if enc == encoding_rs::UTF_8 {
         (0..w.len())
@@ -992,6 +1013,25 @@ fn cut_in(w: &[u8], enc: &'static Encoding) -> (usize, bool) {
         w.iter().rposition(|&b| b < 0x30).map_or(w.len(), |p| p + 1)
     };
     (cut, false)
+}
+
+/// A byte that no link of the boundary table holds in any ASCII-compatible encoding, inside a
+/// `<…>` wrapper too (`crates/scan/src/boundary.rs`: C0 controls are `Stop` or line breaks,
+/// `"` `<` `>` are `Stop` and never `wrapper_char`s) and that is never a trail byte of a WHATWG
+/// multi-byte encoding (all are below 0x40): a link ends before it, and the scanner's look-backs
+/// (scheme, e-mail local part, host) stop at it, so a chunk may be cut there cleanly.
+fn hard_boundary(b: u8) -> bool {
+    b < 0x20 || matches!(b, b'"' | b'<' | b'>')
+}
+
+/// Where a chunk that starts inside a token may take hits from: after the first space, tab,
+/// line end or [`hard_boundary`] byte of `bytes` (hits before it may be the tail of a link that
+/// crossed the cut, which the chunk before found whole), `bytes.len()` when there is none.
+fn token_end(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .position(|&b| b == b' ' || hard_boundary(b))
+        .unwrap_or(bytes.len())
 }
 
 /// A worker's job: scan (if needed) and normalize.
@@ -1034,11 +1074,12 @@ fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> ChunkOut {
             stream_start,
             encoding,
             mid_token,
+            next_mid_token,
             recycle,
         } => {
             w.out.meta = Some(meta);
             w.out.stream_start = stream_start;
-            w.scan(&bytes, body, offset, encoding, mid_token);
+            w.scan(&bytes, body, offset, encoding, (mid_token, next_mid_token));
             let _ = recycle.send(bytes);
         }
         #[cfg(unix)]
@@ -1054,7 +1095,13 @@ fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> ChunkOut {
             w.out.stream_start = k == 0;
             let mut buf = free.1.try_recv().unwrap_or_default();
             match read_range(&file, start, len, k, encoding, opts, &mut buf) {
-                Ok(r) => w.scan(&buf[r.from..r.to], r.body, r.offset, encoding, r.mid_token),
+                Ok(r) => w.scan(
+                    &buf[r.from..r.to],
+                    r.body,
+                    r.offset,
+                    encoding,
+                    (r.mid_token, r.next_mid_token),
+                ),
                 Err(e) => {
                     w.out.failed = Some(InputFailure {
                         input: meta.input.clone(),
@@ -1096,6 +1143,7 @@ struct RangeChunk {
     body: usize,
     offset: u64,
     mid_token: bool,
+    next_mid_token: bool,
 }
 
 /// Bytes before a range's nominal start in which its cut is looked for (see [`Reader::ranges`]).
@@ -1127,7 +1175,8 @@ fn read_range(
     let nominal = start + k * chunk;
     let next = (nominal + chunk).min(len);
     let from = if k == 0 { start } else { nominal - window };
-    let to = (next + tail).min(len);
+    // look-ahead: `tail`, twice that before a cut inside a token (see `Worker::scan`)
+    let to = (next + 2 * tail).min(len);
     // no clear(): a reused buffer is zeroed only where it grows (a memset of every chunk
     // before the read overwrites it was 2% of `run` on sparse text)
     buf.resize((to - from) as usize, 0);
@@ -1152,13 +1201,14 @@ fn read_range(
         (lo + c as u64, clean)
     };
     let (c0, clean0) = if k == 0 { (start, true) } else { cut(nominal) };
-    let c1 = if next == len { len } else { cut(next).0 };
+    let (c1, clean1) = if next == len { (len, true) } else { cut(next) };
     Ok(RangeChunk {
         from: (c0 - from) as usize,
-        to: ((c1 + tail).min(len) - from) as usize,
+        to: ((c1 + if clean1 { tail } else { 2 * tail }).min(len) - from) as usize,
         body: (c1 - c0) as usize,
         offset: c0,
         mid_token: !clean0,
+        next_mid_token: !clean1,
     })
 }
 
@@ -1196,14 +1246,15 @@ struct Worker<'a> {
 
 impl Worker<'_> {
     /// Scans one chunk of a stream: `bytes[..body]` is the chunk, the rest look-ahead; it starts
-    /// at input offset `offset`, inside a token when `mid_token`.
+    /// at input offset `offset`; `mid_token` says whether it starts inside a token, and
+    /// whether the next chunk does.
     fn scan(
         &mut self,
         bytes: &[u8],
         body: usize,
         offset: u64,
         encoding: &'static Encoding,
-        mid_token: bool,
+        (mid_token, next_mid_token): (bool, bool),
     ) {
         let opts = self.opts;
         let lines = opts.format.shows_lines();
@@ -1218,15 +1269,26 @@ impl Worker<'_> {
             html: opts.html,
             ..opts.scan
         });
-        // Hits that start in the look-ahead belong to the next chunk; in a chunk cut inside a
-        // token, hits before the first space belong to the previous one.
-        let first_space = if mid_token {
-            memchr::memchr3(b' ', b'\t', b'\n', &bytes[..body]).unwrap_or(body) as u64
+        // Which hits are this chunk's. At a clean cut, those that start before it. At a cut
+        // inside a token (no clean cut in the window, see `cut_in`), a hit that starts just
+        // after the cut may be the tail of a link that crossed it, which the chunk before
+        // found whole in its look-ahead: the hits from the cut to the token's end, or to
+        // `tail` bytes after the cut where the token is longer, belong to the chunk before,
+        // so that every start is owned by exactly one chunk and none is lost (issue #18 item
+        // 1: minified text, CR-only and NUL-separated lines). The chunk before a cut inside a
+        // token gets twice the look-ahead, so that a link it owns that starts up to `tail`
+        // bytes after the cut is found whole. (A hit after `tail` bytes of a token cannot be
+        // the tail of a link that crossed the cut: links are at most `tail` bytes long.)
+        let tail = opts.scan.max_link_len.max(64);
+        let token_end = |b: &[u8]| token_end(&b[..b.len().min(tail)]);
+        let from = if mid_token { token_end(bytes) } else { 0 } as u64;
+        let until = if next_mid_token {
+            body + token_end(&bytes[body..])
         } else {
-            0
-        };
+            body
+        } as u64;
         let mut take = |h: HitRef<'_>| {
-            if h.start < body as u64 && h.start >= first_space {
+            if h.start < until && h.start >= from {
                 self.link(
                     h.text,
                     h.trimmed.trailing,
