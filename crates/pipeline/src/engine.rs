@@ -35,7 +35,9 @@ use crate::html::unescape_link;
 use crate::keyer::Keyer;
 use crate::keyer::keyable;
 use crate::row::tsv;
-use crate::source::{Compression, InputSpec, WarcError, http_head, open_input, read_warc_header};
+use crate::source::{
+    Compression, InputSpec, WarcError, decompress, http_head, open_file, read_warc_header,
+};
 use crate::stats::{InputFailure, RunStats};
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use encoding_rs::Encoding;
@@ -443,6 +445,10 @@ impl RunStats {
         self.bytes_skipped = r.bytes_skipped;
         self.encodings = r.encodings;
         self.interrupted = r.interrupted;
+        // what the reader scanned itself (UTF-16, ISO-2022-JP streams); the sink adds the
+        // workers' counts
+        self.malformed_sequences += r.malformed_sequences;
+        self.too_long += r.too_long;
     }
 }
 
@@ -516,32 +522,38 @@ impl<'a, 's> Reader<'a, 's> {
 
     fn input(&mut self, spec: &InputSpec) {
         let name = spec.name();
-        #[cfg(unix)]
-        if let InputSpec::File(path) = spec
-            && self.ranges(path, &name)
-        {
-            return;
-        }
-        let (r, _compression) = match open_input(spec) {
-            Ok(x) => x,
-            Err(e) => {
-                self.stats.inputs_failed.push(InputFailure {
-                    input: name,
-                    error: e.to_string(),
-                });
-                return;
-            }
+        // Each input is opened once (a FIFO or `/dev/fd/N` cannot be opened again without
+        // losing what its writer sent): the range path gets the handle and gives it back when
+        // the input is not a plain file it can read in ranges.
+        let reader: Box<dyn Read + Send> = match spec {
+            InputSpec::Stdin => Box::new(io::stdin()),
+            InputSpec::File(path) => match open_file(path) {
+                #[cfg(unix)]
+                Ok(file) => match self.ranges(file, &name) {
+                    Ok(()) => return,
+                    Err(file) => Box::new(file),
+                },
+                #[cfg(not(unix))]
+                Ok(file) => Box::new(file),
+                Err(e) => return self.failed(name, &e),
+            },
         };
-        self.stats.inputs += 1;
+        let (r, _compression) = match decompress(reader) {
+            Ok(x) => x,
+            Err(e) => return self.failed(name, &e),
+        };
         let mut r = Counted {
             inner: r,
             progress: self.progress.clone(),
             count: 0,
         };
-        let is_warc = r
-            .fill_buf()
-            .map(|b| b.starts_with(b"WARC/"))
-            .unwrap_or(false);
+        // A first read that fails (a damaged gzip header) fails the input: a decoder may
+        // answer "end" to the reads after its error, which would read as an empty input.
+        let is_warc = match r.fill_buf() {
+            Ok(b) => b.starts_with(b"WARC/"),
+            Err(e) => return self.failed(name, &e),
+        };
+        self.stats.inputs += 1;
         let result = if is_warc {
             self.warc(&name, &mut r)
         } else {
@@ -566,31 +578,29 @@ impl<'a, 's> Reader<'a, 's> {
     /// ranges that the workers read themselves (`pread`, see [`read_range`]); the reader only
     /// decides the encoding and hands out range numbers. So no thread copies input for another,
     /// and each chunk is scanned on the core that read it. A file is read up to the size it had
-    /// when it was opened. Returns false, having counted nothing, when the file takes the
+    /// when it was opened. Gives the file back, having counted nothing, when it takes the
     /// streaming path instead: not a regular file, compressed, WARC, an encoding that cannot be
-    /// cut (UTF-16, ISO-2022-JP), or an error (which the streaming path then reports).
+    /// cut (UTF-16, ISO-2022-JP), or an error (which the streaming path then reports). `pread`
+    /// does not move the file's offset, so the streaming path reads it from its start.
     #[cfg(unix)]
-    fn ranges(&mut self, path: &std::path::Path, name: &str) -> bool {
-        let Ok(file) = std::fs::File::open(path) else {
-            return false;
-        };
+    fn ranges(&mut self, file: std::fs::File, name: &str) -> Result<(), std::fs::File> {
         let len = match file.metadata() {
             Ok(m) if m.is_file() => m.len(),
-            _ => return false,
+            _ => return Err(file),
         };
         let mut head = vec![0u8; (linksieve_scan::AUTO_WINDOW as u64).min(len) as usize];
         if !matches!(pread_full(&file, &mut head, 0), Ok(n) if n == head.len()) {
-            return false;
+            return Err(file);
         }
         if Compression::sniff(&head) != Compression::None || head.starts_with(b"WARC/") {
-            return false;
+            return Err(file);
         }
         let whole = head.len() as u64 == len;
         let (encoding, bom) =
             linksieve_scan::detect_encoding(self.opts.scan.encoding, &head, whole)
                 .unwrap_or((encoding_rs::UTF_8, 0));
         if !cuttable(encoding) {
-            return false;
+            return Err(file);
         }
         self.stats.inputs += 1;
         *self.stats.encodings.entry(encoding.name()).or_default() += 1;
@@ -624,7 +634,15 @@ impl<'a, 's> Reader<'a, 's> {
             self.progress.fetch_add(n, Ordering::Relaxed);
             k += 1;
         }
-        true
+        Ok(())
+    }
+
+    /// An input that could not be opened or read from its start.
+    fn failed(&mut self, input: String, e: &io::Error) {
+        self.stats.inputs_failed.push(InputFailure {
+            input,
+            error: e.to_string(),
+        });
     }
 
     /// A WARC (or WET) file: each `response`, `resource` and `conversion` record's payload is a

@@ -22,6 +22,6 @@ pub use lines::{DedupStats, dedup_lines};
 pub use row::{tsv, write_row};
 pub use source::{
     Compression, InputProblem, InputSpec, WarcError, WarcHeader, charset_of, decompress,
-    expand_inputs, http_head, open_input, read_warc_header,
+    expand_inputs, http_head, open_file, open_input, read_warc_header,
 };
 pub use stats::{InputFailure, RunStats};

@@ -91,27 +91,19 @@ pub fn expand_inputs(args: &[PathBuf]) -> (Vec<InputSpec>, Vec<InputProblem>) {
 }
 
 fn walk(p: &Path, files: &mut Vec<InputSpec>, problems: &mut Vec<InputProblem>) {
-    let meta = match std::fs::metadata(p) {
-        Ok(m) => m,
-        Err(error) => {
-            return problems.push(InputProblem {
-                path: p.to_path_buf(),
-                error,
-            });
-        }
+    // An input that cannot be looked at (missing, a broken symlink, no permission) stays in
+    // the list: opening it fails in the reader, which reports it in order (a JSONL
+    // `{"input","error"}` row, the summary) like any input that fails.
+    let Ok(meta) = std::fs::metadata(p) else {
+        return files.push(InputSpec::File(p.to_path_buf()));
     };
     if !meta.is_dir() {
         files.push(InputSpec::File(p.to_path_buf()));
         return;
     }
-    let entries = match std::fs::read_dir(p) {
-        Ok(e) => e,
-        Err(error) => {
-            return problems.push(InputProblem {
-                path: p.to_path_buf(),
-                error,
-            });
-        }
+    let Ok(entries) = std::fs::read_dir(p) else {
+        // opening it fails the same way in the reader (`File::open` needs read permission)
+        return files.push(InputSpec::File(p.to_path_buf()));
     };
     let mut children: Vec<PathBuf> = Vec::new();
     for e in entries {
@@ -240,16 +232,26 @@ pub(crate) fn peek<R: BufRead>(r: &mut R) -> io::Result<&[u8]> {
 pub fn open_input(spec: &InputSpec) -> io::Result<(Box<dyn BufRead + Send>, Compression)> {
     match spec {
         InputSpec::Stdin => decompress(Box::new(io::stdin())),
-        InputSpec::File(p) => {
-            if std::fs::metadata(p)?.is_dir() {
-                return Err(io::Error::new(
-                    io::ErrorKind::IsADirectory,
-                    "is a directory",
-                ));
-            }
-            decompress(Box::new(std::fs::File::open(p)?))
-        }
+        InputSpec::File(p) => decompress(Box::new(open_file(p)?)),
     }
+}
+
+/// Opens a file input once (a FIFO's writer is not made to wait for a second open): a
+/// directory is an error (it is walked by [`expand_inputs`], never read).
+///
+/// ```
+/// let e = linksieve_pipeline::open_file(std::path::Path::new("/")).unwrap_err();
+/// assert_eq!(e.kind(), std::io::ErrorKind::IsADirectory);
+/// ```
+pub fn open_file(p: &Path) -> io::Result<std::fs::File> {
+    let file = std::fs::File::open(p)?;
+    if file.metadata()?.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    Ok(file)
 }
 
 /// One WARC record header (ISO 28500; WARC/1.0 and 1.1).

@@ -1,0 +1,210 @@
+//! Issue #18 items 3-6: how `linksieve run` opens and reports its inputs. A damaged compressed
+//! header fails the input; UTF-16 and ISO-2022-JP counts reach the summary (checked against
+//! `linksieve scan --stats`, a different path); a FIFO is opened once; a missing input or a
+//! broken symlink gets its JSONL row.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_linksieve"))
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ls-inputs-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run_on(args: &[&str], path: &Path) -> (i32, String, String) {
+    let out = bin()
+        .arg("run")
+        .args(args)
+        .arg(path)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_damaged_compressed_header_fails_the_input() {
+    let d = tempdir("badgz");
+    for (name, bytes) in [
+        (
+            "bad.gz",
+            &b"\x1f\x8b\x08\xffjunk http://example.com/x\n"[..],
+        ),
+        (
+            "bad.zst",
+            &b"\x28\xb5\x2f\xfdjunk http://example.com/x\n"[..],
+        ),
+        ("bad.bz2", &b"BZh9junk http://example.com/x\n"[..]),
+    ] {
+        let p = d.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let (code, stdout, stderr) = run_on(&["--format", "jsonl"], &p);
+        assert_eq!(code, 1, "{name}: {stderr}");
+        let row: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(row["input"], p.to_str().unwrap(), "{name}");
+        assert!(row["error"].is_string(), "{name}");
+        assert!(stderr.contains("1 failed"), "{name}: {stderr}");
+    }
+}
+
+/// `malformed_sequences` and `too_long` of `run --stats` and of `scan --stats` (the oracle).
+fn counts(path: &Path, encoding: &str) -> ((u64, u64), (u64, u64)) {
+    let stats = path.with_extension("json");
+    let (code, _, stderr) = run_on(
+        &[
+            "-q",
+            "--encoding",
+            encoding,
+            "--stats",
+            stats.to_str().unwrap(),
+        ],
+        path,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let run = (
+        v["malformed_sequences"].as_u64().unwrap(),
+        v["too_long"].as_u64().unwrap(),
+    );
+    let out = bin()
+        .args(["scan", "--stats", "--encoding", encoding])
+        .arg(path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let num = |what: &str| -> u64 {
+        let i = err.find(what).unwrap_or_else(|| panic!("{what} in {err}"));
+        let before = err[..i].trim_end();
+        before[before.rfind(' ').map_or(0, |s| s + 1)..]
+            .parse()
+            .unwrap()
+    };
+    (
+        run,
+        (num("malformed sequences"), num("candidates too long")),
+    )
+}
+
+#[test]
+fn utf16_and_iso2022jp_counts_reach_the_summary() {
+    let d = tempdir("counts");
+    // UTF-16LE: two lone surrogates and an overlong candidate
+    let text = format!(
+        "http://a.example/x \u{FFFF} y http://b.example/{} end http://c.example/",
+        "z".repeat(70_000)
+    );
+    let mut units: Vec<u16> = text.encode_utf16().collect();
+    let at = units.iter().position(|&u| u == 0xFFFF).unwrap();
+    units[at] = 0xD800;
+    units.insert(at, 0xDC00);
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(units.iter().flat_map(|u| u.to_le_bytes()));
+    let p = d.join("u16.txt");
+    std::fs::write(&p, &bytes).unwrap();
+    let (run, scan) = counts(&p, "auto");
+    assert_eq!(
+        run, scan,
+        "UTF-16: run's (malformed, too long) against scan's"
+    );
+    assert_eq!(run, (2, 1));
+    // ISO-2022-JP: an escape to JIS X 0208 with a byte outside it, and an overlong candidate
+    let mut bytes = b"http://a.example/ \x1b$B\x30\x21\xff\x1b(B http://b.example/".to_vec();
+    bytes.extend(std::iter::repeat_n(b'z', 70_000));
+    bytes.extend(b" end\n");
+    let p = d.join("jis.txt");
+    std::fs::write(&p, &bytes).unwrap();
+    let (run, scan) = counts(&p, "iso-2022-jp");
+    assert_eq!(
+        run, scan,
+        "ISO-2022-JP: run's (malformed, too long) against scan's"
+    );
+    assert!(run.0 >= 1 && run.1 == 1, "{run:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_opened_once() {
+    let d = tempdir("fifo");
+    let f = d.join("f");
+    let ok = Command::new("mkfifo").arg(&f).status().unwrap().success();
+    assert!(ok, "mkfifo");
+    let writer = {
+        let f = f.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            std::fs::write(&f, "http://a.example/ http://b.example/\n").unwrap();
+        })
+    };
+    let mut child = bin()
+        .args(["run", "-q"])
+        .arg(&f)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            // unblock the writer so the test does not hang on its join
+            let _ = std::fs::File::open(&f);
+            panic!("run on a FIFO hangs");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    writer.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "http://a.example/\nhttp://b.example/\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn missing_inputs_and_broken_symlinks_get_their_jsonl_row() {
+    let d = tempdir("missing");
+    let good = d.join("good.txt");
+    std::fs::write(&good, "http://a.example/\n").unwrap();
+    let missing = d.join("missing.txt");
+    let broken = d.join("broken");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(d.join("nowhere"), &broken).unwrap();
+    #[cfg(not(unix))]
+    let broken = d.join("nowhere");
+    let out = bin()
+        .args(["run", "-q", "--format", "jsonl"])
+        .args([&missing, &good, &broken])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let rows: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["error"].is_string())
+        .map(|r| r["input"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        failed,
+        [missing.to_str().unwrap(), broken.to_str().unwrap()],
+        "{rows:?}"
+    );
+    assert!(rows.iter().any(|r| r["key"] == "http://a.example/"));
+}
