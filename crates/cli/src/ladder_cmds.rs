@@ -157,14 +157,12 @@ pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<
         ..Default::default()
     };
     if let Some(path) = &l.rules {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = read_limited(path, MAX_RULES_BYTES)?;
         let rules = Rules::from_toml(&text).with_context(|| path.display().to_string())?;
         opts.rules = Some(Arc::new(rules));
     }
     if let Some(path) = &l.redirects {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = read_limited(path, MAX_REDIRECTS_BYTES)?;
         let r = Redirects::parse(&text, mode, &opts);
         let s = r.stats();
         eprintln!(
@@ -248,4 +246,25 @@ fn explain(c: &Comparison) -> String {
         out.push_str(&format!("{:<9} => {verdict}\n", ""));
     }
     out
+}
+
+/// The largest `--rules` file: 16 MiB (a rule set is a few KB; the limit keeps a wrong path,
+/// `/dev/zero` say, from eating memory).
+pub const MAX_RULES_BYTES: u64 = 16 << 20;
+/// The largest `--redirects` file: 256 MiB (a few million redirect pairs, all held in memory).
+pub const MAX_REDIRECTS_BYTES: u64 = 256 << 20;
+
+/// Reads a text file of at most `max` bytes; a larger one (or an endless device) is an error
+/// that says the limit.
+fn read_limited(path: &std::path::Path, max: u64) -> Result<String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut text = String::new();
+    f.take(max + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if text.len() as u64 > max {
+        bail!("{} is larger than {max} bytes, the limit", path.display());
+    }
+    Ok(text)
 }

@@ -64,10 +64,60 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("linksieve: {e:#}");
-            ExitCode::from(2)
+            eprintln!("linksieve: {}", message(&e));
+            ExitCode::from(exit_status(&e))
         }
     }
+}
+
+/// Exit status of a run-time failure of the output (`--out`, stdout, `--stats`): a write or
+/// rename that failed (disk full, no permission).
+pub const EXIT_OUTPUT: u8 = 3;
+/// Exit status of a run-time failure of a seen-set's storage: the `--seen` store is damaged,
+/// locked by another process or cannot be written; a spill file failed.
+pub const EXIT_STORE: u8 = 4;
+
+/// The status an error ends the program with: [`EXIT_OUTPUT`], [`EXIT_STORE`], else 2 (the
+/// arguments or what they name: usage). A store made for other keys, or an invalid seen-set
+/// configuration, is a usage error.
+fn exit_status(e: &anyhow::Error) -> u8 {
+    use linksieve_dedup::DedupError;
+    use linksieve_pipeline::RunError;
+    let store = |d: &DedupError| match d {
+        DedupError::InvalidConfig(_) | DedupError::IdentityMismatch { .. } => 2,
+        _ => EXIT_STORE,
+    };
+    // the store first: an output step that failed in the store (the rename `--out` does
+    // with `--seen`) is the store's failure
+    for c in e.chain() {
+        if let Some(d) = c.downcast_ref::<DedupError>() {
+            return store(d);
+        }
+        if let Some(RunError::Dedup(d)) = c.downcast_ref::<RunError>() {
+            return store(d);
+        }
+    }
+    // `OutputFailure` is a context (anyhow finds it on the error, not in its chain)
+    let output = e.downcast_ref::<run_cmd::OutputFailure>().is_some()
+        || e.chain()
+            .any(|c| matches!(c.downcast_ref::<RunError>(), Some(RunError::Output(_))));
+    if output { EXIT_OUTPUT } else { 2 }
+}
+
+/// The error and its causes, each said once: a cause whose text its error already holds (a
+/// `thiserror` message that formats its source) is not repeated.
+fn message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for c in e.chain() {
+        let text = c.to_string();
+        if !out.contains(&text) {
+            if !out.is_empty() {
+                out.push_str(": ");
+            }
+            out.push_str(&text);
+        }
+    }
+    out
 }
 
 /// A closed stdout (`| head`) ends the program quietly.

@@ -59,17 +59,17 @@ pub struct RunArgs {
     /// Also find bare e-mail addresses.
     #[arg(long)]
     email: bool,
-    /// Longest link in bytes; longer candidates are counted and skipped.
-    #[arg(long, default_value_t = linksieve_scan::DEFAULT_MAX_LINK_LEN, value_name = "BYTES")]
+    /// Longest link in bytes (256 to 16M); longer candidates are counted and skipped.
+    #[arg(long, default_value = "64K", value_parser = parse_link_len, value_name = "BYTES")]
     max_link_len: usize,
     /// Undo HTML character references (`&amp;`, `&#xE9;`, `&eacute;`) in found links.
     #[arg(long)]
     html: bool,
-    /// Worker threads (default: one per core).
-    #[arg(long, short = 'j', default_value_t = 0)]
+    /// Worker threads, 1 to 256 (default 0: one per core).
+    #[arg(long, short = 'j', default_value_t = 0, value_parser = parse_threads)]
     threads: usize,
-    /// Bytes per chunk of input (e.g. 1M).
-    #[arg(long, default_value = "1M", value_parser = parse_size, value_name = "SIZE")]
+    /// Bytes per chunk of input, 4K to 256M (e.g. 1M).
+    #[arg(long, default_value = "1M", value_parser = parse_chunk_size, value_name = "SIZE")]
     chunk_size: usize,
     #[command(flatten)]
     seen: SeenArgs,
@@ -119,13 +119,15 @@ pub struct SeenArgs {
     dedup: DedupArg,
     /// Memory budget of `--dedup spill` (e.g. 512M), or the most an `--dedup approx` filter may
     /// grow to.
-    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    /// 1M to 1T.
+    #[arg(long, value_parser = parse_memory, value_name = "SIZE")]
     memory: Option<usize>,
     /// False-positive rate of `--dedup approx`.
     #[arg(long, default_value_t = 0.001, value_name = "P")]
     fp_rate: f64,
-    /// Expected unique keys, to size `--dedup approx`.
-    #[arg(long, default_value_t = 10_000_000, value_name = "N")]
+    /// Expected unique keys, to size `--dedup approx`: 0 to 10^10 (the filter grows past it).
+    #[arg(long, default_value_t = 10_000_000, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(..=MAX_EXPECTED))]
     expected: u64,
     /// A persistent seen-set: only keys no earlier run wrote are written.
     #[arg(long, value_name = "PATH")]
@@ -282,6 +284,17 @@ macro_rules! report {
 report!(linksieve_pipeline::RunStats);
 report!(linksieve_pipeline::DedupStats);
 
+/// An output step that failed at run time (`--out`'s temporary file or rename, `--stats`):
+/// the program ends with `EXIT_OUTPUT` (3), not the usage status.
+#[derive(Debug)]
+pub struct OutputFailure(pub String);
+
+impl std::fmt::Display for OutputFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// How `run` and `dedup` end.
 struct End<'a> {
     io: &'a IoArgs,
@@ -309,7 +322,9 @@ impl End<'_> {
             Err(e) => return Err(e.into()),
         };
         match (self.tmp, &self.io.out) {
-            (Some(tmp), Some(path)) => tmp.persist(path, dedup.as_persistent())?,
+            (Some(tmp), Some(path)) => tmp
+                .persist(path, dedup.as_persistent())
+                .context(OutputFailure(format!("--out {}", path.display())))?,
             _ => {
                 if let Some(p) = dedup.as_persistent() {
                     p.complete()?;
@@ -324,7 +339,7 @@ impl End<'_> {
         }));
         if let Some(path) = &self.io.stats {
             std::fs::write(path, stats.json())
-                .with_context(|| format!("--stats {}", path.display()))?;
+                .context(OutputFailure(format!("--stats {}", path.display())))?;
         }
         if !self.io.quiet {
             eprint!("{}", stats.text());
@@ -337,6 +352,62 @@ impl End<'_> {
             ExitCode::SUCCESS
         })
     }
+}
+
+/// The largest `--expected`: 10^10 keys (an approx filter of about 20 GB at `--fp-rate`
+/// 0.001; past it the filter grows by stages).
+pub const MAX_EXPECTED: u64 = linksieve_dedup::MAX_EXPECTED_ITEMS;
+
+/// A size argument within `min..=max` bytes, with its unit (see [`parse_size`]).
+fn size_in(s: &str, min: usize, max: usize) -> Result<usize, String> {
+    let n = parse_size(s)?;
+    if !(min..=max).contains(&n) {
+        return Err(format!(
+            "{s:?} is outside {}..={}",
+            show_size(min),
+            show_size(max)
+        ));
+    }
+    Ok(n)
+}
+
+/// `1048576` as `1M`: the unit a size was documented with.
+fn show_size(n: usize) -> String {
+    for (unit, m) in [
+        ("T", 1usize << 40),
+        ("G", 1 << 30),
+        ("M", 1 << 20),
+        ("K", 1 << 10),
+    ] {
+        if n >= m && n % m == 0 {
+            return format!("{}{unit}", n / m);
+        }
+    }
+    n.to_string()
+}
+
+/// `--chunk-size`: 4K to 256M.
+fn parse_chunk_size(s: &str) -> Result<usize, String> {
+    size_in(s, 4 << 10, 256 << 20)
+}
+
+/// `--memory`: 1M to 1T.
+fn parse_memory(s: &str) -> Result<usize, String> {
+    size_in(s, 1 << 20, 1 << 40)
+}
+
+/// `--max-link-len`: 256 bytes to 16M.
+pub fn parse_link_len(s: &str) -> Result<usize, String> {
+    size_in(s, 256, 16 << 20)
+}
+
+/// `-j`: 0 (one per core) to 256.
+fn parse_threads(s: &str) -> Result<usize, String> {
+    let n: usize = s.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+    if n > 256 {
+        return Err(format!("{n} is outside 0..=256"));
+    }
+    Ok(n)
 }
 
 /// `512`, `64K`, `1M`, `2G` (powers of 1024).
@@ -451,10 +522,47 @@ fn progress_bar(
 mod tempfile_path {
     use anyhow::{Context, Result};
     use linksieve_pipeline::dedup::PersistentDedup;
+    use std::fs::{File, OpenOptions};
     use std::path::{Path, PathBuf};
 
+    /// The temporary output: created new (never an existing file, never through a symlink)
+    /// and locked (`flock`) for as long as this run lives, which is how another run tells a
+    /// live run's file from a killed run's, across PID namespaces and hosts too.
     pub struct Tmp {
         path: PathBuf,
+        file: File,
+    }
+
+    /// Opens `path` only if it is a new file: `O_CREAT|O_EXCL` (which fails on any existing
+    /// name, a planted symlink included) and `O_NOFOLLOW`.
+    fn create_new(path: &Path) -> std::io::Result<File> {
+        let mut o = OpenOptions::new();
+        o.read(true).write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, NOFOLLOW);
+        o.open(path)
+    }
+
+    #[cfg(unix)]
+    const NOFOLLOW: i32 = rustix::fs::OFlags::NOFOLLOW.bits() as i32;
+
+    /// Takes the lock (`flock`, exclusive) without waiting: false when another open file holds
+    /// it (a live run). Where there is no `flock`, every file counts as unlocked.
+    fn try_lock(f: &File) -> std::io::Result<bool> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{FlockOperation, flock};
+            match flock(f, FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => Ok(true),
+                Err(e) if e == rustix::io::Errno::WOULDBLOCK => Ok(false),
+                Err(e) => Err(e.into()),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = f;
+            Ok(true)
+        }
     }
 
     impl Tmp {
@@ -468,13 +576,45 @@ mod tempfile_path {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             remove_strays(dir, &name);
-            let path = dir.join(format!(".{name}.linksieve-{}.tmp", std::process::id()));
-            Ok(Tmp { path })
+            // a name no one can guess in advance; an existing one is never opened, only
+            // another name tried
+            let seed = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            let mut last = None;
+            for attempt in 0..64u64 {
+                let tag = xxhash_rust::xxh3::xxh3_64(
+                    &[seed, u64::from(std::process::id()), attempt]
+                        .map(u64::to_le_bytes)
+                        .concat(),
+                );
+                let path = dir.join(format!(
+                    ".{name}.linksieve-{}-{tag:016x}.tmp",
+                    std::process::id()
+                ));
+                match create_new(&path) {
+                    Ok(file) => {
+                        let locked = try_lock(&file)
+                            .with_context(|| format!("--out: cannot lock {}", path.display()))?;
+                        anyhow::ensure!(locked, "--out: {} is locked", path.display());
+                        return Ok(Tmp { path, file });
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+                    Err(e) => {
+                        return Err(e)
+                            .with_context(|| format!("--out: cannot create {}", path.display()));
+                    }
+                }
+            }
+            Err(last.unwrap_or_else(|| std::io::Error::other("no free name")))
+                .context("--out: no free temporary name beside the target")
         }
 
-        pub fn file(&self) -> Result<std::io::BufWriter<std::fs::File>> {
-            let f = std::fs::File::create(&self.path)
-                .with_context(|| format!("--out: cannot create {}", self.path.display()))?;
+        pub fn file(&self) -> Result<std::io::BufWriter<File>> {
+            let f = self
+                .file
+                .try_clone()
+                .with_context(|| format!("--out: cannot open {}", self.path.display()))?;
             Ok(std::io::BufWriter::new(f))
         }
 
@@ -482,15 +622,13 @@ mod tempfile_path {
         /// disk when it returns). With a persistent seen-set, the store does the rename as part
         /// of marking the run finished, so that a kill between the two is recovered.
         pub fn persist(mut self, target: &Path, store: Option<&mut PersistentDedup>) -> Result<()> {
-            std::fs::OpenOptions::new()
-                .write(true)
-                .open(&self.path)
-                .and_then(|f| f.sync_all())
+            self.file
+                .sync_all()
                 .with_context(|| format!("--out: cannot sync {}", self.path.display()))?;
             let rename = || {
                 std::fs::rename(&self.path, target)?;
                 // The rename itself made durable: the directory's entry.
-                std::fs::File::open(
+                File::open(
                     target
                         .parent()
                         .filter(|p| !p.as_os_str().is_empty())
@@ -510,32 +648,43 @@ mod tempfile_path {
         }
     }
 
-    /// Removes the temporary outputs of this target that killed runs left (`.NAME.linksieve-PID.tmp`
-    /// whose process is gone; Linux, where `/proc` says). Called only after the seen store was
-    /// opened: the store decides a run killed while it renamed its output by whether that
-    /// run's file is still there (`PersistentSet::finish_with_output`), and removes it itself.
+    /// Removes the temporary outputs of this target that killed runs left
+    /// (`.NAME.linksieve-*.tmp` that no live run holds locked). Called only after the seen
+    /// store was opened: the store decides a run killed while it renamed its output by whether
+    /// that run's file is still there (`PersistentSet::finish_with_output`), and removes it
+    /// itself. A symlink at such a name is removed, never followed.
     fn remove_strays(dir: &Path, name: &str) {
-        if !cfg!(target_os = "linux") {
-            return;
-        }
         let prefix = format!(".{name}.linksieve-");
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
         for e in entries.flatten() {
             let file = e.file_name();
-            let pid = file
+            let ours = file
                 .to_str()
-                .and_then(|f| f.strip_prefix(&prefix))
-                .and_then(|r| r.strip_suffix(".tmp"))
-                .and_then(|p| p.parse::<u32>().ok());
-            if let Some(pid) = pid
-                && pid != std::process::id()
-                && !Path::new(&format!("/proc/{pid}")).exists()
-            {
+                .is_some_and(|f| f.starts_with(&prefix) && f.ends_with(".tmp"));
+            if !ours {
+                continue;
+            }
+            let stale = match e.file_type() {
+                Ok(t) if t.is_file() => open_nofollow(&e.path())
+                    // held by a live run: not lockable; our lock is dropped with `f`
+                    .is_ok_and(|f| matches!(try_lock(&f), Ok(true))),
+                Ok(t) => t.is_symlink(),
+                Err(_) => false,
+            };
+            if stale {
                 let _ = std::fs::remove_file(e.path());
             }
         }
+    }
+
+    fn open_nofollow(path: &Path) -> std::io::Result<File> {
+        let mut o = OpenOptions::new();
+        o.read(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, NOFOLLOW);
+        o.open(path)
     }
 
     impl Drop for Tmp {

@@ -14,9 +14,7 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 use linksieve_iri::InputMode;
 use linksieve_pipeline::Keyer;
-use linksieve_scan::{
-    DEFAULT_MAX_LINK_LEN, EncodingChoice, HitRef, ScanOptions, ScanStats, Scanner,
-};
+use linksieve_scan::{EncodingChoice, HitRef, ScanOptions, ScanStats, Scanner};
 use serde_json::json;
 
 /// Output format of `scan`.
@@ -55,8 +53,9 @@ pub struct ScanArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ScanFormat::Text)]
     pub format: ScanFormat,
-    /// Longest link in bytes; longer candidates are counted and skipped.
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_LINK_LEN)]
+    /// Longest link in bytes (256 to 16M); longer candidates are counted and skipped.
+    #[arg(long, value_name = "BYTES", default_value = "64K",
+          value_parser = crate::run_cmd::parse_link_len)]
     pub max_link_len: usize,
     /// Print counters (bytes, links, malformed input, skipped candidates) to stderr. Decodes
     /// all of the input to count malformed sequences exactly (without it, input in an

@@ -220,13 +220,25 @@ fn out_removes_temporary_outputs_of_killed_runs_only() {
     let input = dir.join("in.txt");
     many_links(&input, 10);
     let target = dir.join("o.txt");
-    // 4194305: above the largest pid_max of Linux (2^22), so never a live process.
+    // A run's temporary file is live while a process holds its lock (`flock`), whatever its
+    // PID says: `live` is locked here, `dead` by no one (its process was killed), and `reused`
+    // names this test's own (live) PID but is not locked: PIDs are no evidence across PID
+    // namespaces.
     let dead = dir.join(".o.txt.linksieve-4194305.tmp");
-    let live = dir.join(format!(".o.txt.linksieve-{}.tmp", std::process::id()));
+    let reused = dir.join(format!(".o.txt.linksieve-{}.tmp", std::process::id()));
+    let live = dir.join(".o.txt.linksieve-4194306-00ff.tmp");
     let other = dir.join(".other.txt.linksieve-4194305.tmp");
-    for f in [&dead, &live, &other] {
+    for f in [&dead, &reused, &live, &other] {
         std::fs::write(f, "partial\n").expect("write");
     }
+    // a lock held by another open file: `flock` in a child process for the whole run
+    let mut holder = Command::new("flock")
+        .arg("-x")
+        .arg(&live)
+        .args(["sleep", "30"])
+        .spawn()
+        .expect("flock(1)");
+    std::thread::sleep(std::time::Duration::from_millis(300));
     let out = run(&[
         "run",
         "-q",
@@ -243,8 +255,11 @@ fn out_removes_temporary_outputs_of_killed_runs_only() {
         10
     );
     assert!(!dead.exists(), "left by a process that is gone");
+    assert!(!reused.exists(), "unlocked, whatever its PID");
     assert!(live.exists(), "a running process's file is kept");
     assert!(other.exists(), "another target's file is kept");
+    let _ = holder.kill();
+    let _ = holder.wait();
     std::fs::remove_dir_all(dir).ok();
 }
 

@@ -128,6 +128,14 @@ impl Stage {
     }
 }
 
+/// The most keys a [`BloomSet`] is sized for at its start: 10^10 (about 20 GB at rate 0.001).
+/// More expected is a configuration error, not an allocation that aborts the process.
+///
+/// ```
+/// assert!(linksieve_dedup::BloomSet::new(linksieve_dedup::MAX_EXPECTED_ITEMS + 1, 0.01).is_err());
+/// ```
+pub const MAX_EXPECTED_ITEMS: u64 = 10_000_000_000;
+
 impl BloomSet {
     /// A growing filter for about `expected_items` keys at first, whose false-positive rate
     /// stays at most `fp_rate` for any number of keys (see the type's documentation), with no
@@ -144,6 +152,12 @@ impl BloomSet {
         if !(1e-12..=0.5).contains(&fp_rate) {
             return Err(DedupError::InvalidConfig(format!(
                 "Bloom false-positive rate {fp_rate} is outside [1e-12, 0.5]"
+            )));
+        }
+        if expected_items > MAX_EXPECTED_ITEMS {
+            return Err(DedupError::InvalidConfig(format!(
+                "{expected_items} expected keys is more than {MAX_EXPECTED_ITEMS}, the most a \
+                 filter is sized for (it grows past what it was sized for)"
             )));
         }
         let first_keys = expected_items.max(MIN_STAGE_KEYS);

@@ -49,7 +49,7 @@ mod memory;
 mod persistent;
 mod spill;
 
-pub use bloom::{BloomBits, BloomSet, StagedBits};
+pub use bloom::{BloomBits, BloomSet, MAX_EXPECTED_ITEMS, StagedBits};
 pub use error::{DedupError, Result};
 pub use fingerprint::{FINGERPRINT_VERSION, Fingerprint, expected_false_seen};
 pub use memory::MemorySet;

@@ -107,6 +107,42 @@ pub struct RunOptions {
     pub counts: bool,
 }
 
+impl RunOptions {
+    /// The largest chunk: 256 MiB (a chunk and its look-ahead are held per chunk in flight).
+    pub const MAX_CHUNK: usize = 256 << 20;
+    /// The longest link: 16 MiB.
+    pub const MAX_LINK_LEN: usize = 16 << 20;
+    /// The most worker threads: 1024 (each holds up to four chunks).
+    pub const MAX_THREADS: usize = 1024;
+
+    /// Whether the options are in their ranges: `chunk_size` at most [`Self::MAX_CHUNK`]
+    /// (below 4 KiB counts as 4 KiB), `scan.max_link_len` at most [`Self::MAX_LINK_LEN`],
+    /// `threads` at most [`Self::MAX_THREADS`]. [`run`] checks them first, so an option out of
+    /// range is an error, never an allocation that aborts or an overflow.
+    ///
+    /// ```
+    /// use linksieve_pipeline::RunOptions;
+    /// assert!(RunOptions::default().check().is_ok());
+    /// let o = RunOptions { chunk_size: usize::MAX, ..RunOptions::default() };
+    /// assert!(o.check().is_err());
+    /// ```
+    pub fn check(&self) -> Result<(), RunError> {
+        let bad = |what: &str, v: usize, max: usize| {
+            Err(RunError::Options(format!("{what} {v} is more than {max}")))
+        };
+        if self.chunk_size > Self::MAX_CHUNK {
+            return bad("chunk size", self.chunk_size, Self::MAX_CHUNK);
+        }
+        if self.scan.max_link_len > Self::MAX_LINK_LEN {
+            return bad("longest link", self.scan.max_link_len, Self::MAX_LINK_LEN);
+        }
+        if self.threads > Self::MAX_THREADS {
+            return bad("threads", self.threads, Self::MAX_THREADS);
+        }
+        Ok(())
+    }
+}
+
 impl Default for RunOptions {
     fn default() -> Self {
         RunOptions {
@@ -140,6 +176,9 @@ pub enum RunError {
     /// A worker thread could not be started.
     #[error("starting worker threads: {0}")]
     Threads(String),
+    /// An option is outside its range (see [`RunOptions::check`]).
+    #[error("invalid run options: {0}")]
+    Options(String),
 }
 
 /// Shared progress counter (bytes read so far), for a progress bar.
@@ -327,6 +366,7 @@ pub fn run(
     progress: &Progress,
     cancel: &Arc<AtomicBool>,
 ) -> Result<RunStats, RunError> {
+    opts.check()?;
     let threads = if opts.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
