@@ -204,6 +204,7 @@ pub struct DedupArgs {
 pub fn dedup(a: &DedupArgs) -> Result<ExitCode> {
     let normalize = options(&a.ladder, InputMode::Strict, a.form.into())?;
     let (inputs, problems) = a.io.inputs();
+    out_is_not_the_store(a.io.out.as_deref(), a.seen.seen.as_deref())?;
     let mut dedup = a
         .seen
         .open(&store_identity(&normalize), a.io.out.is_some())?;
@@ -230,6 +231,40 @@ fn cancel_on_sigint() -> Result<Arc<AtomicBool>> {
     )?;
     signal_hook::flag::register(signal_hook::consts::SIGINT, cancel.clone())?;
     Ok(cancel)
+}
+
+/// `--out` and `--seen` naming one file (by path, symlink or hard link) is a usage error: the
+/// output's rename would replace the store with the key list.
+fn out_is_not_the_store(out: Option<&Path>, seen: Option<&Path>) -> Result<()> {
+    let (Some(out), Some(seen)) = (out, seen) else {
+        return Ok(());
+    };
+    // the path as it will be, for a file not made yet: its folder resolved, then its name
+    let resolved = |p: &Path| -> PathBuf {
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        match (std::fs::canonicalize(dir), p.file_name()) {
+            (Ok(d), Some(n)) => d.join(n),
+            _ => p.to_path_buf(),
+        }
+    };
+    let same = match (std::fs::metadata(out), std::fs::metadata(seen)) {
+        #[cfg(unix)]
+        (Ok(a), Ok(b)) => {
+            use std::os::unix::fs::MetadataExt;
+            (a.dev(), a.ino()) == (b.dev(), b.ino())
+        }
+        _ => resolved(out) == resolved(seen),
+    };
+    if same {
+        bail!(
+            "--out {} is the --seen store: the output would replace it",
+            out.display()
+        );
+    }
+    Ok(())
 }
 
 /// Standard output, or a temporary file beside `path` that `End::conclude` renames into place
@@ -460,6 +495,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         counts: a.counts,
     };
     let (inputs, problems) = a.io.inputs();
+    out_is_not_the_store(a.io.out.as_deref(), a.seen.seen.as_deref())?;
     let mut dedup = a
         .seen
         .open(&store_identity(&opts.normalize), a.io.out.is_some())?;

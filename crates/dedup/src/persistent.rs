@@ -253,6 +253,25 @@ impl<T, E: Into<redb::Error>> StoreCtx<T> for std::result::Result<T, E> {
     }
 }
 
+/// Runs a redb call that may panic on a damaged file (redb 2.6 asserts on a file shorter than
+/// its header's layout, for one: a store truncated by a full disk or a partial copy) and turns
+/// that panic into [`DedupError::CorruptStore`]. A last resort, used only around opening: the
+/// panic hook is silenced meanwhile so that the user sees one clear error, not a backtrace.
+fn guarded<T>(path: &Path, f: impl FnOnce() -> T) -> Result<T> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    std::panic::set_hook(hook);
+    r.map_err(|p| {
+        let why = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        corrupt(path, format!("the database file cannot be opened ({why})"))
+    })
+}
+
 fn corrupt(path: &Path, detail: impl Into<String>) -> DedupError {
     DedupError::CorruptStore {
         path: path.to_path_buf(),
@@ -331,10 +350,12 @@ impl PersistentSet {
                 source: e,
             })?;
         }
-        let db = Database::builder()
-            .set_cache_size(options.cache_bytes)
-            .create(&path)
-            .ctx(&path)?;
+        let db = guarded(&path, || {
+            Database::builder()
+                .set_cache_size(options.cache_bytes)
+                .create(&path)
+        })?
+        .ctx(&path)?;
         let mut txn = db.begin_write().ctx(&path)?;
         txn.set_quick_repair(true);
         let (run, discarded, len, next_no, runs, stale) = {
