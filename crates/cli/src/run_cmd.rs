@@ -119,7 +119,7 @@ pub struct SeenArgs {
     dedup: DedupArg,
     /// Memory budget of `--dedup spill` (e.g. 512M), or the most an `--dedup approx` filter may
     /// grow to.
-    /// 1M to 1T.
+    /// 64K to 1T.
     #[arg(long, value_parser = parse_memory, value_name = "SIZE")]
     memory: Option<usize>,
     /// False-positive rate of `--dedup approx`.
@@ -426,9 +426,9 @@ fn parse_chunk_size(s: &str) -> Result<usize, String> {
     size_in(s, 4 << 10, 256 << 20)
 }
 
-/// `--memory`: 1M to 1T.
+/// `--memory`: 64K to 1T (small budgets are for tests and tiny machines).
 fn parse_memory(s: &str) -> Result<usize, String> {
-    size_in(s, 1 << 20, 1 << 40)
+    size_in(s, 64 << 10, 1 << 40)
 }
 
 /// `--max-link-len`: 256 bytes to 16M.

@@ -50,6 +50,11 @@ pub struct ScanArgs {
     /// URIs only: a non-ASCII character ends a link.
     #[arg(long)]
     pub ascii_only: bool,
+    /// Read HTML text as `run --html` does: character references in found links are decoded
+    /// and the link ends where the decoded text would end it. The link printed (and keyed) is
+    /// the decoded one; `--format jsonl` gives the text as written in `raw`.
+    #[arg(long)]
+    pub html: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ScanFormat::Text)]
     pub format: ScanFormat,
@@ -90,13 +95,14 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
         decode_all: args.stats,
         // the text format is the links alone
         lines: args.format != ScanFormat::Text,
-        html: false,
+        html: args.html,
     };
     let input: InputMode = args.input.into();
     let mut sink = Sink {
         format: args.format,
         keyer: Keyer::new(input, &options(&args.ladder, input, args.form.into())?),
         rejected: 0,
+        html: args.html.then_some(args.ascii_only),
         out: BufWriter::with_capacity(1 << 16, std::io::stdout().lock()),
     };
     let stdin_only = [PathBuf::from("-")];
@@ -173,6 +179,8 @@ struct Sink<W> {
     keyer: Keyer,
     /// Links without a key (`--format tsv`).
     rejected: u64,
+    /// `--html` (with `--ascii-only`'s value): links are printed with their references decoded.
+    html: Option<bool>,
     out: W,
 }
 
@@ -217,14 +225,22 @@ fn scan_one<W: Write>(path: &Path, opts: &ScanOptions, sink: &mut Sink<W>) -> Re
 impl<W: Write> Sink<W> {
     fn write_hit(&mut self, h: &HitRef<'_>, file: &str) -> Result<()> {
         let out = &mut self.out;
+        // `--html`: the link as `run --html` keys it (its references decoded)
+        let link = match self.html {
+            Some(ascii_only) => {
+                linksieve_pipeline::unescape_link(h.text, h.trimmed.trailing, ascii_only)
+            }
+            None => std::borrow::Cow::Borrowed(h.text),
+        };
+        let link = link.as_ref();
         match self.format {
             ScanFormat::Text => {
-                out.write_all(h.text.as_bytes())?;
+                out.write_all(link.as_bytes())?;
                 out.write_all(b"\n")?;
             }
             ScanFormat::Jsonl => {
-                let v = json!({
-                    "link": h.text,
+                let mut v = json!({
+                    "link": link,
                     "file": file,
                     "start": h.start,
                     "end": h.end,
@@ -236,21 +252,24 @@ impl<W: Write> Sink<W> {
                     "from_legacy": h.from_legacy,
                     "nfc_changed": h.nfc_changed,
                 });
+                if self.html.is_some() {
+                    v["raw"] = json!(h.text);
+                }
                 writeln!(out, "{v}")?;
             }
             ScanFormat::Tsv => {
                 let provenance = format!("{file}:{}:{}", h.line, h.start);
                 // a find without a scheme is keyed with its implied one, as in `run`
                 let mut implied = String::new();
-                let text = linksieve_pipeline::keyable(h.text, h.kind, &mut implied);
+                let text = linksieve_pipeline::keyable(link, h.kind, &mut implied);
                 match self.keyer.key(text, h.from_legacy) {
-                    Ok(key) => linksieve_pipeline::write_row(out, None, &key, h.text, &provenance)?,
+                    Ok(key) => linksieve_pipeline::write_row(out, None, &key, link, &provenance)?,
                     Err(e) => {
                         self.rejected += 1;
                         eprintln!(
                             "linksieve scan: {}: no key for {:?}: {e}",
                             linksieve_pipeline::tsv(&provenance),
-                            h.text
+                            link
                         );
                     }
                 }

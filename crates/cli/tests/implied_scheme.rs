@@ -37,7 +37,7 @@ fn run_keys_are_the_same_in_small_chunks() {
         "--schemeless",
         "--email",
         "--chunk-size",
-        "16",
+        "4K",
         "-",
     ]);
     let want: Vec<&str> = EXPECTED.iter().map(|(_, k)| *k).collect();

@@ -49,12 +49,14 @@ impl InputSpec {
     }
 }
 
-/// An input that could not be used, with the reason (reported and counted, never dropped
-/// silently).
+/// An input that could not be listed (an unreadable directory entry), with the reason
+/// (reported and counted, never dropped silently). A missing file is no problem here: it stays
+/// in the list, and opening it fails where every input is opened, in order.
 ///
 /// ```
-/// let (_, problems) = linksieve_pipeline::expand_inputs(&["/no/such/file".into()]);
-/// assert_eq!(problems.len(), 1);
+/// let (files, problems) = linksieve_pipeline::expand_inputs(&["/no/such/file".into()]);
+/// assert!(problems.is_empty());
+/// assert!(linksieve_pipeline::open_input(&files[0]).is_err());
 /// ```
 #[derive(Debug)]
 pub struct InputProblem {
