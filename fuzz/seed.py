@@ -14,6 +14,7 @@ adds nothing). The layouts follow the targets (fuzz/src/*.rs):
 - scan:      one option byte (encoding, modes), one chunking byte, then the text encoded
 - pipeline:  one option byte, then about 12 KB of extraction inputs, one per line (several
              of the pipeline's 4 KiB chunks)
+- differential: the pipeline's texts, with an option byte of its own (bits 0-4)
 """
 
 import glob
@@ -48,7 +49,7 @@ def records(pattern):
 
 def main():
     root, corpus = sys.argv[1], sys.argv[2]
-    dirs = {t: os.path.join(corpus, t) for t in ["parse", "convert", "normalize", "scan", "pipeline"]}
+    dirs = {t: os.path.join(corpus, t) for t in ["parse", "convert", "normalize", "scan", "pipeline", "differential"]}
     for d in dirs.values():
         os.makedirs(d, exist_ok=True)
     counts = dict.fromkeys(dirs, 0)
@@ -79,9 +80,12 @@ def main():
             if len(batch) % 16 == 1:
                 # Some small inputs too, each alone.
                 counts["pipeline"] += write(dirs["pipeline"], bytes([len(batch) % 128]) + batch[-1])
+                # the differential target (its option byte: bits 0-4) gets the same texts
+                counts["differential"] += write(dirs["differential"], bytes([len(batch) % 32]) + batch[-1])
             if sum(len(b) + 1 for b in batch) > 12000:
                 flag = bytes([files % 128])
                 counts["pipeline"] += write(dirs["pipeline"], flag + b"\n".join(batch))
+                counts["differential"] += write(dirs["differential"], bytes([files % 32]) + b"\n".join(batch))
                 batch, files = [], files + 1
         if isinstance(r.get("input_hex"), str):
             raw = [bytes.fromhex(r["input_hex"])]

@@ -57,15 +57,15 @@ san=${FUZZ_SANITIZER:-none}
 triple=$(rustc -vV | sed -n 's/^host: //p')
 export RUSTC_BOOTSTRAP=1
 echo "== building every target (release, debug assertions on, sanitizer: $san)" >&2
-# The pipeline target needs crates/pipeline; without it (or while it does not build) the other
+# The pipeline and differential targets need crates/pipeline; without it (or while it does not build) the other
 # targets still run.
 if ! nice -n 10 cargo fuzz build --sanitizer "$san" --features pipeline >&2; then
     echo "fuzz.sh: crates/pipeline does not build: the pipeline target is left out" >&2
     nice -n 10 cargo fuzz build --sanitizer "$san" >&2
     kept=()
     for t in "${targets[@]}"; do
-        if [ "$t" = pipeline ]; then
-            summary_skip="pipeline   skipped: crates/pipeline does not build"
+        if [ "$t" = pipeline ] || [ "$t" = differential ]; then
+            summary_skip="$t   skipped: crates/pipeline does not build"
         else
             kept+=("$t")
         fi
@@ -78,7 +78,7 @@ python3 fuzz/seed.py "$root" fuzz/corpus >&2
 flags_for() {
     case $1 in
     scan) echo "-max_len=8192 -dict=fuzz/dict/scan.dict" ;;
-    pipeline) echo "-max_len=16384 -dict=fuzz/dict/scan.dict" ;;
+    pipeline | differential) echo "-max_len=16384 -dict=fuzz/dict/scan.dict" ;;
     parse | convert | normalize) echo "-max_len=1024 -dict=fuzz/dict/iri.dict" ;;
     *) echo "-max_len=4096" ;;
     esac

@@ -13,8 +13,12 @@
 //!   Address without U+FFFD.
 //! - [`pipeline`] (feature `pipeline`): `linksieve run` gives the same output and counters
 //!   with 1 and 2 threads and two chunk sizes.
+//! - [`differential`] (feature `pipeline`): `linksieve run` writes the keys of the whole input
+//!   scanned in one piece, each link keyed alone, first occurrence kept (not `run`'s code).
 
 pub mod convert;
+#[cfg(feature = "pipeline")]
+pub mod differential;
 pub mod normalize;
 pub mod parse;
 #[cfg(feature = "pipeline")]

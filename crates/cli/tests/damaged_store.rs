@@ -2,15 +2,11 @@
 //! never a panic (exit 101) and never a silent re-emission of the keys it holds; `--out` and
 //! `--seen` on one file is a usage error.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ls-store-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::tempdir;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
 
 fn run(args: &[&str], store: &Path, input: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_linksieve"))

@@ -3,18 +3,14 @@
 //! `linksieve scan --stats`, a different path); a FIFO is opened once; a missing input or a
 //! broken symlink gets its JSONL row.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::tempdir;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_linksieve"))
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ls-inputs-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn run_on(args: &[&str], path: &Path) -> (i32, String, String) {

@@ -1,17 +1,13 @@
 //! Issue #18 items 14 and 16: `--out` never follows a planted symlink, and run-time failures
 //! of the output end with their own status (3), the cause said once.
 
+mod common;
+
+use common::tempdir;
 use std::process::{Command, Stdio};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_linksieve"))
-}
-
-fn tempdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("ls-faults-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 #[cfg(unix)]

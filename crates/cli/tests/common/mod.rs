@@ -1,4 +1,6 @@
-//! Shared by the CLI's integration tests: run the `linksieve` binary with arguments and stdin.
+//! Shared by the CLI's integration tests: run the `linksieve` binary with arguments and stdin,
+//! and make a fresh temporary folder. (Each test file uses part of it.)
+#![allow(dead_code)]
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -31,4 +33,12 @@ pub fn linksieve(args: &[&str], stdin: &str) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// A fresh, empty temporary folder for the test named `name` (of this test process).
+pub fn tempdir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("ls-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
 }

@@ -1,0 +1,111 @@
+//! The `differential` target: `linksieve run` against an oracle that is not `run` (issue #18).
+//!
+//! Input layout: byte 0 picks the options (bit 0 schemeless, bit 1 email, bit 2 `--html`, bit 3
+//! a separator-free input: every space and line feed becomes `,`, bit 4 CR line ends instead of
+//! LF); the rest is the content of the one input file, repeated until it is longer than two
+//! chunks, so that cuts fall inside it.
+//!
+//! Oracle: the keys `run` writes (1 and 2 threads, 4 KiB chunks) are exactly those of the whole
+//! input scanned in one piece by `linksieve_scan::Scanner`, each link keyed alone (with its
+//! implied scheme, decoded with `unescape_link` under `--html`), first occurrence kept, in
+//! order. The oracle shares the ladder with `run` but none of its chunking, workers, repeat
+//! table, reorder or sink.
+
+use linksieve_pipeline::dedup::MemoryDedup;
+use linksieve_pipeline::{InputSpec, Keyer, OutputFormat, RunOptions};
+use linksieve_scan::{EncodingChoice, ScanOptions, Scanner};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn input_path() -> &'static PathBuf {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("linksieve-diff-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        dir.join("input")
+    })
+}
+
+/// Runs the oracle and `run` on `data` and compares their keys.
+pub fn run(data: &[u8]) {
+    let (flags, seed) = data.split_first().map_or((0, data), |(f, r)| (*f, r));
+    if seed.is_empty() {
+        return;
+    }
+    let mut content: Vec<u8> = seed
+        .iter()
+        .map(|&b| match b {
+            b' ' | b'\n' if flags & 8 != 0 => b',',
+            b'\n' if flags & 16 != 0 => b'\r',
+            b => b,
+        })
+        .collect();
+    while content.len() < 10 << 10 {
+        content.extend_from_within(..content.len().min(4096));
+    }
+    let scan = ScanOptions {
+        schemeless: flags & 1 != 0,
+        email: flags & 2 != 0,
+        html: flags & 4 != 0,
+        encoding: EncodingChoice::Exact(encoding_rs::UTF_8),
+        ..ScanOptions::default()
+    };
+    let base = RunOptions {
+        scan,
+        html: flags & 4 != 0,
+        format: OutputFormat::Keys,
+        ..RunOptions::default()
+    };
+    // the oracle: the whole input at once
+    let keyer = Keyer::new(base.input, &base.normalize);
+    let mut scanner = Scanner::new(&scan);
+    let mut hits = Vec::new();
+    let _ = scanner.feed(&content, &mut hits);
+    let _ = scanner.finish(&mut hits);
+    let mut seen = HashSet::new();
+    let mut want = String::new();
+    let mut implied = String::new();
+    for h in &hits {
+        let text = if base.html {
+            linksieve_pipeline::unescape_link(&h.text, &h.trimmed.trailing, scan.ascii_only)
+        } else {
+            std::borrow::Cow::Borrowed(h.text.as_str())
+        };
+        let keyed = linksieve_pipeline::keyable(&text, h.kind, &mut implied);
+        if let Ok(k) = keyer.key(keyed, h.from_legacy) {
+            if seen.insert(k.clone()) {
+                want.push_str(&k);
+                want.push('\n');
+            }
+        }
+    }
+    let path = input_path();
+    std::fs::write(path, &content).expect("write the input file");
+    for threads in [1, 2] {
+        let opts = RunOptions {
+            threads,
+            chunk_size: 4096,
+            scan: ScanOptions {
+                encoding: EncodingChoice::Fixed(encoding_rs::UTF_8),
+                ..scan
+            },
+            ..base.clone()
+        };
+        let mut out = Vec::new();
+        linksieve_pipeline::run(
+            &[InputSpec::File(path.clone())],
+            &opts,
+            &mut MemoryDedup::default(),
+            &mut out,
+            &Default::default(),
+            &Default::default(),
+        )
+        .unwrap_or_else(|e| panic!("run failed: {e}"));
+        let got = String::from_utf8_lossy(&out);
+        assert!(
+            got == want,
+            "run with {threads} threads differs from the oracle:\nrun:\n{got}\noracle:\n{want}"
+        );
+    }
+}
