@@ -86,3 +86,31 @@ fn out_on_the_store_is_a_usage_error() {
         "the store is untouched"
     );
 }
+
+#[test]
+fn a_store_locked_by_another_run_ends_with_status_4() {
+    let d = tempdir("locked");
+    let store = d.join("s.db");
+    // the first run holds the store while it waits for its standard input
+    let mut first = Command::new(env!("CARGO_BIN_EXE_linksieve"))
+        .args(["run", "-q", "--seen"])
+        .arg(&store)
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !store.exists() && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let input = d.join("in.txt");
+    std::fs::write(&input, "http://a.example/\n").unwrap();
+    let second = run(&[], &store, &input);
+    drop(first.stdin.take());
+    first.wait().unwrap();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(4), "{err}");
+    assert_eq!(err.lines().count(), 1, "one message: {err}");
+}
