@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command of the README: builds the real corpora the tests read (once; see
-# ../shared/corpora/README.md), then runs every test of the default workspace members.
+# ../shared/corpora/README.md), then runs every test of the default workspace members, then
+# the oracle tests (scripts/oracles.sh: warcio and a wget crawl, in a venv it builds).
 #
 #   scripts/test.sh [extra cargo test args]
 #
@@ -20,3 +21,4 @@ if [ ! -e "$LINKSIEVE_CORPORA/.done/legacy" ] || [ ! -e "$LINKSIEVE_CORPORA/.don
     bash "$shared/corpora/fetch.sh" "$LINKSIEVE_CORPORA"
 fi
 cargo test --locked "$@"
+scripts/oracles.sh

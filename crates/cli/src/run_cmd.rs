@@ -8,7 +8,9 @@ use clap::{Args, ValueEnum};
 use linksieve_dedup::{Abandoned, PersistentOptions, PersistentSet, SpillConfig, StoreIdentity};
 use linksieve_iri::InputMode;
 use linksieve_pipeline::dedup::{ApproxDedup, Dedup, MemoryDedup, PersistentDedup, SpillDedup};
-use linksieve_pipeline::{InputSpec, OutputFormat, RunError, RunOptions, expand_inputs};
+use linksieve_pipeline::{
+    InputSpec, OutputFormat, RunError, RunOptions, WarcRecords, expand_inputs,
+};
 use linksieve_scan::{EncodingChoice, ScanOptions};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -79,8 +81,19 @@ pub struct RunArgs {
     /// Write `key<TAB>count` at the end (first-occurrence order) instead of keys.
     #[arg(long)]
     counts: bool,
+    /// WARC records to scan: `content` (response payloads, resource and conversion records,
+    /// not `metadata:` targets or media without text) or `all` (every record's block).
+    #[arg(long, value_enum, default_value_t = WarcRecordsArg::Content, value_name = "WHICH")]
+    warc_records: WarcRecordsArg,
     #[command(flatten)]
     io: IoArgs,
+}
+
+/// `--warc-records`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum WarcRecordsArg {
+    Content,
+    All,
 }
 
 /// Inputs, output file, summary: shared by `run` and `dedup`.
@@ -493,6 +506,10 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             RunFormat::Jsonl => OutputFormat::Jsonl,
         },
         counts: a.counts,
+        warc_records: match a.warc_records {
+            WarcRecordsArg::Content => WarcRecords::Content,
+            WarcRecordsArg::All => WarcRecords::All,
+        },
     };
     let (inputs, problems) = a.io.inputs();
     out_is_not_the_store(a.io.out.as_deref(), a.seen.seen.as_deref())?;

@@ -35,10 +35,9 @@ use crate::html::unescape_link;
 use crate::keyer::Keyer;
 use crate::keyer::keyable;
 use crate::row::tsv;
-use crate::source::{
-    Compression, InputSpec, WarcError, decompress, http_head, open_file, read_warc_header,
-};
+use crate::source::{Compression, InputSpec, decompress, open_file};
 use crate::stats::{InputFailure, RunStats};
+use crate::warc::{self, Block, Payload, WarcError, WarcRecords, read_warc_header};
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use encoding_rs::Encoding;
 use linksieve_dedup::Fingerprint;
@@ -105,6 +104,8 @@ pub struct RunOptions {
     pub format: OutputFormat,
     /// Write `key<TAB>count` at the end instead of keys as they come (first-occurrence order).
     pub counts: bool,
+    /// Which WARC records are scanned.
+    pub warc_records: WarcRecords,
 }
 
 impl RunOptions {
@@ -155,6 +156,7 @@ impl Default for RunOptions {
             html: false,
             format: OutputFormat::Keys,
             counts: false,
+            warc_records: WarcRecords::Content,
         }
     }
 }
@@ -483,6 +485,7 @@ impl RunStats {
         self.inputs_failed = r.inputs_failed;
         self.bytes_read = r.bytes_read;
         self.bytes_skipped = r.bytes_skipped;
+        self.payload_codings = r.payload_codings;
         self.encodings = r.encodings;
         self.interrupted = r.interrupted;
         // what the reader scanned itself (UTF-16, ISO-2022-JP streams); the sink adds the
@@ -685,9 +688,12 @@ impl<'a, 's> Reader<'a, 's> {
         });
     }
 
-    /// A WARC (or WET) file: each `response`, `resource` and `conversion` record's payload is a
-    /// stream, decoded with the charset its headers declare (else `auto`); the other records are
-    /// counted as skipped.
+    /// A WARC (or WET) file, record by record (see [`crate::warc`]): each scanned payload is a
+    /// stream, decoded with the charset its headers declare (else `--encoding`); the rest is
+    /// counted as skipped. A payload that cannot be decoded (a damaged gzip body, a chunk cut
+    /// short) is scanned up to the damage and reported as a failure of the input naming the
+    /// record; the next record is read, since its place is known from `Content-Length`. A block
+    /// that ends before its `Content-Length` ends the input with an error.
     fn warc(&mut self, name: &str, mut r: &mut dyn BufRead) -> Result<(), WarcError> {
         let mut offset = 0u64;
         while let Some(h) = read_warc_header(&mut r)? {
@@ -695,50 +701,72 @@ impl<'a, 's> Reader<'a, 's> {
                 self.stats.interrupted = true;
                 return Ok(());
             }
+            let record_at = offset;
             offset += h.header_len;
             self.stats.skip("WARC record headers", h.header_len);
-            let mut block = (&mut r).take(h.content_length);
-            let scanned = matches!(
-                h.record_type.as_str(),
-                "response" | "resource" | "conversion"
-            );
-            if !scanned {
-                let n = io::copy(&mut block, &mut io::sink())?;
-                self.stats
-                    .skip(&format!("WARC {} records", h.record_type), n);
-                offset += n;
+            let mut block = Block::new(r, h.content_length);
+            let (skipped, failure) = match warc::payload(&h, &mut block, self.opts.warc_records) {
+                Ok(Payload::Skip(why)) => (Some(why), None),
+                Ok(Payload::Scan {
+                    head_len,
+                    charset,
+                    codings,
+                    undeclared,
+                    mut reader,
+                }) => {
+                    self.stats.skip("HTTP response headers", head_len);
+                    for c in codings {
+                        self.stats.coding(c.to_owned());
+                    }
+                    for c in undeclared {
+                        self.stats
+                            .coding(format!("{c} declared, body not so (read as it is)"));
+                    }
+                    let meta = Arc::new(StreamMeta {
+                        input: name.to_owned(),
+                        provenance: h.target_uri.clone(),
+                    });
+                    let choice = charset
+                        .map(EncodingChoice::Fixed)
+                        .unwrap_or(self.opts.scan.encoding);
+                    let scanned = self.stream(&meta, &mut reader, offset + head_len, choice);
+                    (None, scanned.err())
+                }
+                Err(e) => (None, Some(e)),
+            };
+            let rest = block.drain()?;
+            let short = block.left();
+            offset += h.content_length - short;
+            if short > 0 {
+                return Err(WarcError::Truncated {
+                    offset: record_at,
+                    declared: h.content_length,
+                    read: h.content_length - short,
+                });
+            }
+            if let Some(why) = skipped {
+                self.stats.skip(&why, rest);
                 continue;
             }
-            let mut br = io::BufReader::with_capacity(1 << 16, block);
-            let mut choice = h
-                .content_type
-                .as_deref()
-                .and_then(crate::source::charset_of)
-                .map(EncodingChoice::Fixed);
-            let mut head_len = 0;
-            if h.record_type == "response" {
-                let buf = br.fill_buf()?;
-                if let Some((len, cs)) = http_head(buf) {
-                    head_len = len;
-                    choice = cs.map(EncodingChoice::Fixed);
-                }
-                br.consume(head_len);
-                self.stats.skip("HTTP response headers", head_len as u64);
+            let Some(e) = failure else {
+                self.stats
+                    .skip("WARC blocks after their payload's end", rest);
+                continue;
+            };
+            self.stats
+                .skip("WARC payloads after a decoding error", rest);
+            if h.truncated.is_some() {
+                // The crawler cut it (WARC-Truncated): its codings end early by design.
+                self.stats.coding("cut short (WARC-Truncated)".to_owned());
+            } else {
+                self.stats.inputs_failed.push(InputFailure {
+                    input: name.to_owned(),
+                    error: format!(
+                        "WARC record at byte {record_at} ({}): {e}",
+                        h.target_uri.as_deref().unwrap_or("no target URI")
+                    ),
+                });
             }
-            let meta = Arc::new(StreamMeta {
-                input: name.to_owned(),
-                provenance: h.target_uri.clone(),
-            });
-            let n = self.stream(
-                &meta,
-                &mut br,
-                offset + head_len as u64,
-                choice.unwrap_or(self.opts.scan.encoding),
-            )?;
-            offset += head_len as u64 + n;
-            // The rest of a block the stream did not read (it stops at the end of the block).
-            let rest = io::copy(&mut br, &mut io::sink())?;
-            offset += rest;
         }
         Ok(())
     }

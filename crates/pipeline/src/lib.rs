@@ -14,6 +14,7 @@ mod lines;
 mod row;
 mod source;
 mod stats;
+mod warc;
 
 pub use engine::{OutputFormat, Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
@@ -21,7 +22,9 @@ pub use keyer::{Keyer, implied_scheme, keyable};
 pub use lines::{DedupStats, dedup_lines};
 pub use row::{tsv, write_row};
 pub use source::{
-    Compression, InputProblem, InputSpec, WarcError, WarcHeader, charset_of, decompress,
-    expand_inputs, http_head, open_file, open_input, read_warc_header,
+    Compression, InputProblem, InputSpec, decompress, expand_inputs, open_file, open_input,
 };
 pub use stats::{InputFailure, RunStats};
+pub use warc::{
+    HttpHead, WarcError, WarcHeader, WarcRecords, charset_of, read_http_head, read_warc_header,
+};

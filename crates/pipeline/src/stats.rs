@@ -60,6 +60,10 @@ pub struct RunStats {
     /// The seen-set's warning (an `approx` filter grown or overfilled past `--expected`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seen_set_warning: Option<String>,
+    /// WARC payloads by the transfer and content codings undone (`chunked`, `gzip`, `deflate`,
+    /// `br`, `zstd`), and those declared but not found (read as they were stored).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub payload_codings: BTreeMap<String, u64>,
     /// The encodings inputs were decoded with, by number of streams.
     pub encodings: BTreeMap<&'static str, u64>,
     /// Memory held by the seen-set at the end, in bytes.
@@ -79,6 +83,11 @@ impl RunStats {
         if n > 0 {
             *self.bytes_skipped.entry(reason.to_owned()).or_default() += n;
         }
+    }
+
+    /// Counts a WARC payload under a coding.
+    pub(crate) fn coding(&mut self, what: String) {
+        *self.payload_codings.entry(what).or_default() += 1;
     }
 
     /// Counts a duplicate caught at `rung`.
@@ -126,6 +135,14 @@ impl RunStats {
         let _ = writeln!(s, "  bytes read: {}", self.bytes_read);
         for (why, n) in &self.bytes_skipped {
             let _ = writeln!(s, "  bytes skipped ({why}): {n}");
+        }
+        if !self.payload_codings.is_empty() {
+            let c: Vec<String> = self
+                .payload_codings
+                .iter()
+                .map(|(k, v)| format!("{k} x{v}"))
+                .collect();
+            let _ = writeln!(s, "  WARC payloads decoded: {}", c.join(", "));
         }
         if !self.encodings.is_empty() {
             let e: Vec<String> = self

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The oracle tests (tests/oracles/): linksieve against readers it did not write (warcio) and a
+# real client (wget crawling a server the test starts on 127.0.0.1 and stops). Builds a venv
+# under target/ from tests/oracles/requirements.txt and the debug binary, then runs pytest.
+#
+#   scripts/oracles.sh [pytest args]
+#
+# Needs python3 (with venv) and wget; installs wget with apt-get when it is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+venv="${LINKSIEVE_ORACLE_VENV:-$target_dir/oracle-venv}"
+req=tests/oracles/requirements.txt
+if ! command -v wget >/dev/null; then
+    echo "oracles.sh: installing wget" >&2
+    { apt-get update -qq && apt-get install -y -qq wget; } >&2 || { echo "oracles.sh: wget is needed" >&2; exit 2; }
+fi
+if [ ! -x "$venv/bin/python" ] || ! cmp -s "$req" "$venv/requirements.txt"; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
+    cp "$req" "$venv/requirements.txt"
+fi
+cargo build --locked -q -p linksieve-cli
+LINKSIEVE_BIN="$target_dir/debug/linksieve" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/oracles "$@"
