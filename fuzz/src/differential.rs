@@ -2,8 +2,9 @@
 //!
 //! Input layout: byte 0 picks the options (bit 0 schemeless, bit 1 email, bit 2 `--html`, bit 3
 //! a separator-free input: every space and line feed becomes `,`, bit 4 CR line ends instead of
-//! LF); the rest is the content of the one input file, repeated until it is longer than two
-//! chunks, so that cuts fall inside it.
+//! LF, bit 5 the content as the HTTP payload of a WARC `response` record, bit 6 that payload in
+//! the chunked transfer coding, bit 7 in the gzip content coding); the rest is the content of
+//! the one input file, repeated until it is longer than two chunks, so that cuts fall inside it.
 //!
 //! Oracle: the keys `run` writes (1 and 2 threads, 4 KiB chunks) are exactly those of the whole
 //! input scanned in one piece by `linksieve_scan::Scanner`, each link keyed alone (with its
@@ -83,7 +84,12 @@ pub fn run(data: &[u8]) {
         }
     }
     let path = input_path();
-    std::fs::write(path, &content).expect("write the input file");
+    let file = if flags & 32 != 0 {
+        warc(&content, flags & 64 != 0, flags & 128 != 0, 1 + seed[0] as usize % 300)
+    } else {
+        content
+    };
+    std::fs::write(path, &file).expect("write the input file");
     for threads in [1, 2] {
         let opts = RunOptions {
             threads,
@@ -106,4 +112,45 @@ pub fn run(data: &[u8]) {
             "run with {threads} threads differs from the oracle:\nrun:\n{got}\noracle:\n{want}"
         );
     }
+}
+
+/// The content as the payload of a WARC `response` record, in the chunked transfer coding
+/// (chunks of `chunk` bytes) and the gzip content coding when asked, after a `request` record
+/// whose links are not content.
+fn warc(content: &[u8], chunked: bool, gzip: bool, chunk: usize) -> Vec<u8> {
+    use std::io::Write;
+    let mut body = content.to_vec();
+    let mut head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\n".to_vec();
+    if gzip {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(&body).expect("gzip");
+        body = e.finish().expect("gzip");
+        head.extend_from_slice(b"Content-Encoding: gzip\r\n");
+    }
+    if chunked {
+        let mut c = Vec::new();
+        for part in body.chunks(chunk) {
+            c.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
+            c.extend_from_slice(part);
+            c.extend_from_slice(b"\r\n");
+        }
+        c.extend_from_slice(b"0\r\n\r\n");
+        body = c;
+        head.extend_from_slice(b"Transfer-Encoding: chunked\r\n");
+    }
+    head.extend_from_slice(b"\r\n");
+    let request = b"GET / HTTP/1.1\r\nReferer: http://request.invalid/\r\n\r\n".to_vec();
+    let mut out = Vec::new();
+    for (kind, block) in [("request", request), ("response", [head, body].concat())] {
+        out.extend_from_slice(
+            format!(
+                "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Target-URI: http://t.invalid/\r\nContent-Length: {}\r\n\r\n",
+                block.len()
+            )
+            .as_bytes(),
+        );
+        out.extend_from_slice(&block);
+        out.extend_from_slice(b"\r\n\r\n");
+    }
+    out
 }
