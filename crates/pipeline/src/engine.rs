@@ -63,7 +63,8 @@ pub enum OutputFormat {
     /// record's target URI); fields escaped with [`crate::tsv`].
     Tsv,
     /// One JSON object per new key: key, original, file, offset, line, provenance, and `rung`,
-    /// the lowest rung at which the original already has this key. Diagnostics are objects too:
+    /// the lowest rung at which the original (with its implied scheme, see
+    /// [`crate::implied_scheme`]) already has this key. Diagnostics are objects too:
     /// `{"rejected", "error", "file", "offset", "line", "provenance"}` for a link without a key
     /// and `{"input", "error"}` for an input that could not be read.
     Jsonl,

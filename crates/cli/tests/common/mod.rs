@@ -12,7 +12,8 @@ pub struct Run {
     pub stderr: String,
 }
 
-/// Runs `linksieve ARGS` with `stdin` as its standard input.
+/// Runs `linksieve ARGS` with `stdin` as its standard input. Standard input is written from a
+/// thread while the output is read, so neither pipe can fill up and stall the other.
 pub fn linksieve(args: &[&str], stdin: &str) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_linksieve"))
         .args(args)
@@ -21,13 +22,14 @@ pub fn linksieve(args: &[&str], stdin: &str) -> Run {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn linksieve");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let input = stdin.as_bytes().to_vec();
+    // a command that exits before reading all of it closes the pipe: not this helper's error
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
     let out = child.wait_with_output().expect("wait");
+    writer.join().expect("stdin writer");
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
