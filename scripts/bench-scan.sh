@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Throughput of `linksieve scan` against ripgrep with a URL regex and the `linkify` crate, in one
-# run, on corpora built from ../shared/corpora (fetch.sh output):
+# run, on corpora built by scripts/fetch-corpora.sh and testdata/corpora/data:
 #
 #   linux-doc-x8.txt      8 copies of linux-doc.txt (UTF-8, sparse links)        ~340 MB
 #   legacy-mixed-x50.bin  every non-UTF legacy file of the chardet corpus, x50   ~300 MB
@@ -8,8 +8,8 @@
 #
 #   usage: scripts/bench-scan.sh [RUNS]      (best of RUNS timed runs, default 3)
 #
-# LINKSIEVE_CORPORA: fetch.sh output (default target/corpora; built here if missing, which needs
-# apt-get update once). LINKSIEVE_SHARED: the shared/ folder (default ../shared).
+# LINKSIEVE_CORPORA: scripts/fetch-corpora.sh output (default target/corpora; built here if missing, which needs
+# apt-get update once).
 # Installs ripgrep with apt-get (or cargo install) where it is missing. One thread everywhere
 # (`rg -j1`; linksieve scan and linkify are single-threaded). Prints MB/s (10^6 bytes per
 # second of wall time, whole process including reading the file from the page cache) and
@@ -17,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-3}"
-shared="${LINKSIEVE_SHARED:-$(cd .. && pwd)/shared}"
+data="$PWD/testdata/corpora/data"
 corpora="${LINKSIEVE_CORPORA:-$PWD/target/corpora}"
 out="$PWD/target/bench-scan"
 mkdir -p "$out"
@@ -25,7 +25,7 @@ mkdir -p "$out"
 if [ ! -e "$corpora/.done/legacy" ] || [ ! -e "$corpora/.done/linux-doc" ]; then
     echo "bench-scan: building corpora in $corpora" >&2
     apt-cache policy linux-source-6.1 2>/dev/null | grep -q Candidate || apt-get update -qq >&2
-    bash "$shared/corpora/fetch.sh" "$corpora"
+    scripts/fetch-corpora.sh "$corpora"
 fi
 if ! command -v rg >/dev/null 2>&1; then
     echo "bench-scan: installing ripgrep" >&2
@@ -42,7 +42,7 @@ if [ ! -s "$out/legacy-mixed-x50.bin" ]; then
     for _ in $(seq 50); do cat "$out/legacy-mixed.bin"; done > "$out/legacy-mixed-x50.bin"
 fi
 if [ ! -s "$out/apache-x150.log" ]; then
-    for _ in $(seq 150); do cat "$shared/corpora/data/apache_logs.log"; done > "$out/apache-x150.log"
+    for _ in $(seq 150); do cat "$data/apache_logs.log"; done > "$out/apache-x150.log"
 fi
 
 cargo build --release --locked -q -p linksieve-cli

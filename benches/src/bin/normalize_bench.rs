@@ -21,7 +21,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-const DEFAULT_URLS: &str = "/work/shared/corpora/data/url-list-kasztp.txt";
+const DEFAULT_URLS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../testdata/corpora/data/url-list-kasztp.txt"
+);
 const DEFAULT_RUNS: usize = 31;
 
 /// One implementation: normalizes every URL, returns how many it accepted.

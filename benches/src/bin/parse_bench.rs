@@ -17,8 +17,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-const DEFAULT_URLS: &str = "/work/shared/corpora/data/url-list-kasztp.txt";
-const DEFAULT_LOG: &str = "/work/shared/corpora/data/apache_logs.log";
+const DEFAULT_URLS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../testdata/corpora/data/url-list-kasztp.txt"
+);
+const DEFAULT_LOG: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../testdata/corpora/data/apache_logs.log"
+);
 const DEFAULT_RUNS: usize = 51;
 
 /// The two kinds of work compared.

@@ -12,10 +12,9 @@ use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::PathBuf;
 
-fn shared() -> PathBuf {
-    std::env::var_os("LINKSIEVE_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+/// The small real data files kept in the repository (testdata/corpora/README.md).
+fn data() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/corpora/data")
 }
 
 fn corpora() -> PathBuf {
@@ -24,12 +23,12 @@ fn corpora() -> PathBuf {
     ))
 }
 
-/// Real inputs: the two data files of shared/corpora and, from the built corpora, the CJK
+/// Real inputs: the two data files of testdata/corpora and, from the built corpora, the CJK
 /// translations and a few legacy-encoded pages.
 fn inputs() -> Vec<PathBuf> {
     let mut v = vec![
-        shared().join("corpora/data/apache_logs.log"),
-        shared().join("corpora/data/url-list-kasztp.txt"),
+        data().join("apache_logs.log"),
+        data().join("url-list-kasztp.txt"),
     ];
     let c = corpora();
     v.push(c.join("linux-doc-translations.txt"));
@@ -374,7 +373,7 @@ fn persistent_seen_set_writes_each_key_once_across_runs() {
 
 #[test]
 fn compressed_inputs_and_directories_give_the_same_keys() {
-    let src = shared().join("corpora/data/apache_logs.log");
+    let src = data().join("apache_logs.log");
     let bytes = std::fs::read(&src).expect("read");
     let dir = tempdir("compressed");
     let gz = dir.join("a.log.bin");

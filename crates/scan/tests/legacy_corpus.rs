@@ -1,5 +1,5 @@
 //! Real legacy-encoded text: every file of the chardet test corpus that
-//! ../shared/corpora/fetch.sh builds (`legacy/<LABEL>/...`) is scanned with its folder's label
+//! scripts/fetch-corpora.sh builds (`legacy/<LABEL>/...`) is scanned with its folder's label
 //! and with `auto`. Every link must be free of U+FFFD and parse as an IRI (linksieve_iri), and
 //! the same links must come out of the file converted to UTF-8 first (with NFC, the normalizing
 //! transcoder of RFC 3987 3.1 variant B).
@@ -19,7 +19,7 @@ fn corpora() -> PathBuf {
         Some(p) => PathBuf::from(p),
         None => panic!(
             "LINKSIEVE_CORPORA is not set: run scripts/test.sh, which builds the corpora with \
-             shared/corpora/fetch.sh and sets it (or set it to a folder fetch.sh has built)"
+             scripts/fetch-corpora.sh and sets it (or set it to a folder that script has built)"
         ),
     }
 }
