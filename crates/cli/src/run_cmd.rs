@@ -130,9 +130,9 @@ pub struct SeenArgs {
     /// Seen-set.
     #[arg(long, value_enum, default_value_t = DedupArg::Memory)]
     dedup: DedupArg,
-    /// Memory budget of `--dedup spill` (e.g. 512M), or the most an `--dedup approx` filter may
-    /// grow to.
-    /// 64K to 1T.
+    /// Memory budget of `--dedup spill` (default 512M; the process stays within it plus
+    /// 32 MiB + 16 x --chunk-size per thread), or the most an `--dedup approx` filter may grow
+    /// to. 64K to 1T.
     #[arg(long, value_parser = parse_memory, value_name = "SIZE")]
     memory: Option<usize>,
     /// False-positive rate of `--dedup approx`.

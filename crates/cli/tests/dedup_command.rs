@@ -168,13 +168,7 @@ fn approx_far_past_expected_grows_and_says_so() {
         );
         assert_eq!(r.code, 0, "{}", r.stderr);
         let dropped = (exact_lines - r.stdout.lines().count()) as f64;
-        let est: f64 = r
-            .stderr
-            .lines()
-            .find_map(|l| l.strip_prefix("expected new lines wrongly dropped (approx): "))
-            .expect("estimate in the summary")
-            .parse()
-            .expect("a number");
+        let (est, _) = estimate(&r.stderr);
         assert!(
             dropped < 0.01 * n as f64,
             "--expected {expected}: {dropped} dropped"
@@ -209,5 +203,27 @@ fn approx_far_past_expected_grows_and_says_so() {
         "{}",
         r.stderr
     );
+    // overfilled: many lines dropped, and the estimate says how many
+    let dropped = (exact_lines - r.stdout.lines().count()) as f64;
+    let (est, err) = estimate(&r.stderr);
+    assert!(dropped > 0.1 * n as f64, "{dropped} dropped");
+    assert!(
+        (dropped - est).abs() <= 4.0 * err + 3.0,
+        "overfilled: {dropped} dropped, {est} ± {err} estimated"
+    );
     std::fs::remove_dir_all(&dir).expect("cleanup");
+}
+
+/// The summary's estimate of wrongly dropped lines and its standard error.
+fn estimate(summary: &str) -> (f64, f64) {
+    let line = summary
+        .lines()
+        .find_map(|l| l.strip_prefix("expected new lines wrongly dropped (approx): "))
+        .expect("estimate in the summary");
+    let (est, rest) = line.split_once(" ± ").expect("an error");
+    let err = rest.split_once(' ').expect("a number").0;
+    (
+        est.parse().expect("a number"),
+        err.parse().expect("a number"),
+    )
 }

@@ -43,6 +43,7 @@
 //! ```
 
 mod bloom;
+mod distinct;
 mod error;
 mod fingerprint;
 mod memory;
@@ -50,6 +51,7 @@ mod persistent;
 mod spill;
 
 pub use bloom::{BloomBits, BloomSet, MAX_EXPECTED_ITEMS, StagedBits};
+pub use distinct::DistinctCount;
 pub use error::{DedupError, Result};
 pub use fingerprint::{FINGERPRINT_VERSION, Fingerprint, expected_false_seen};
 pub use memory::MemorySet;

@@ -121,6 +121,11 @@ struct Run {
 struct Core {
     pending: Vec<Pending>,
     capacity: usize,
+    /// Bytes of the budget left for the batch after the I/O buffers (at least the batch
+    /// capacity's worth): the pending items, their answers and what the caller holds for them.
+    room: usize,
+    /// Bytes the caller holds for the pending items ([`SpillSet::push_holding`]).
+    held: usize,
     io_buf: usize,
     max_runs: usize,
     runs: Vec<Run>,
@@ -143,8 +148,11 @@ struct Core {
 ///
 /// Memory: the budget pays for the I/O buffers (`(max_runs + 2)` buffers of
 /// `budget / (8 (max_runs + 2))` bytes, between 4 KiB and 1 MiB each) and, for the rest,
-/// 24 bytes per pending item plus the answer `(T, bool)`; heap owned *by* the tokens is the
-/// caller's (use small tokens, e.g. an offset into a spool file of keys). Disk: 16 bytes per
+/// 24 bytes per pending item plus the answer `(T, bool)`, plus what the caller says it holds
+/// for the pending items ([`push_holding`](SpillSet::push_holding): the key text it writes
+/// once an item is answered, say). The batch is merged when any of these fills the budget, so
+/// the set and the caller's pending items together stay within it; heap owned *by* the tokens
+/// and not declared is the caller's (use small tokens). Disk: 16 bytes per
 /// unique fingerprint. Cost: each merge pass reads all runs, so `N` unique keys with `M`
 /// pending items per pass read about `N^2 / (2 M)` fingerprints in all, the known cost of the
 /// design; a larger budget means fewer passes.
@@ -186,7 +194,7 @@ impl<T> SpillSet<T> {
             .clamp(MIN_IO_BUF, MAX_IO_BUF)
             / FP_BYTES
             * FP_BYTES;
-        let per_item = std::mem::size_of::<Pending>() + std::mem::size_of::<(T, bool)>();
+        let per_item = Self::per_item();
         let free = config
             .memory_budget
             .saturating_sub(io_buf * (config.max_runs + 2));
@@ -194,6 +202,7 @@ impl<T> SpillSet<T> {
             .batch_capacity
             .unwrap_or(free / per_item)
             .clamp(1, u32::MAX as usize);
+        let room = free.max(capacity.saturating_mul(per_item));
         let base = config.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
         let dir = tempfile::Builder::new()
             .prefix("linksieve-spill-")
@@ -207,6 +216,8 @@ impl<T> SpillSet<T> {
             core: Core {
                 pending: Vec::new(),
                 capacity,
+                room,
+                held: 0,
                 io_buf,
                 max_runs: config.max_runs,
                 runs: Vec::new(),
@@ -232,7 +243,43 @@ impl<T> SpillSet<T> {
     /// assert_eq!(answers, [(10, true), (11, false), (12, true)]);
     /// ```
     pub fn push(&mut self, fp: Fingerprint, token: T) -> Result<Option<Vec<(T, bool)>>> {
-        let cap = self.core.capacity;
+        self.push_holding(fp, token, 0)
+    }
+
+    /// [`push`](SpillSet::push), and the caller holds `bytes` more of its own memory for this
+    /// item until it is answered (the key it will write if the item is new, say). Those bytes
+    /// count against the budget: the batch is merged (and its answers returned) as soon as the
+    /// pending items, their answers and the bytes held reach it, so a caller that declares
+    /// what it holds stays within the budget too. The count starts from zero after each merge.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, SpillConfig, SpillSet};
+    /// // room for 1,000 items of 25 bytes (24 + the answer), or far fewer holding 100 more each
+    /// let mut set = SpillSet::new(SpillConfig::new(0).batch_capacity(1000)).unwrap();
+    /// let mut merged_at = None;
+    /// for i in 0..1000u128 {
+    ///     if set.push_holding(Fingerprint(i), (), 100).unwrap().is_some() {
+    ///         merged_at = Some(i + 1);
+    ///         break;
+    ///     }
+    /// }
+    /// assert!(merged_at.unwrap() <= 1000 * 25 / 125);
+    /// assert_eq!(set.held_bytes(), 0);
+    /// ```
+    pub fn push_holding(
+        &mut self,
+        fp: Fingerprint,
+        token: T,
+        bytes: usize,
+    ) -> Result<Option<Vec<(T, bool)>>> {
+        self.core.held = self.core.held.saturating_add(bytes);
+        let per_item = Self::per_item();
+        // Grow the vectors within the room the held bytes leave (at least by one item).
+        let used = self.own_bytes().saturating_add(self.core.held);
+        let cap = self
+            .core
+            .capacity
+            .min(self.core.pending.len() + 1 + self.core.room.saturating_sub(used) / per_item);
         grow_bounded(&mut self.core.pending, cap);
         grow_bounded(&mut self.answers, cap);
         let idx = self.core.pending.len() as u32;
@@ -242,11 +289,39 @@ impl<T> SpillSet<T> {
             idx,
         });
         self.answers.push((token, false));
-        if self.core.pending.len() >= cap {
+        let full = self.core.pending.len() >= self.core.capacity
+            || self.own_bytes().saturating_add(self.core.held) > self.core.room;
+        if full {
             self.flush().map(Some)
         } else {
             Ok(None)
         }
+    }
+
+    /// Bytes of one pending item and its answer.
+    fn per_item() -> usize {
+        std::mem::size_of::<Pending>() + std::mem::size_of::<(T, bool)>()
+    }
+
+    /// Bytes the batch and the answers hold now (their capacity).
+    fn own_bytes(&self) -> usize {
+        self.core.pending.capacity() * std::mem::size_of::<Pending>()
+            + self.answers.capacity() * std::mem::size_of::<(T, bool)>()
+    }
+
+    /// Bytes the caller holds for the pending items, as declared with
+    /// [`push_holding`](SpillSet::push_holding) (zero after each merge).
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, SpillConfig, SpillSet};
+    /// let mut set = SpillSet::new(SpillConfig::new(1 << 20)).unwrap();
+    /// set.push_holding(Fingerprint(1), (), 40).unwrap();
+    /// assert_eq!(set.held_bytes(), 40);
+    /// set.flush().unwrap();
+    /// assert_eq!(set.held_bytes(), 0);
+    /// ```
+    pub fn held_bytes(&self) -> usize {
+        self.core.held
     }
 
     /// Merges the pending items now and returns their answers in arrival order (empty when
@@ -371,11 +446,14 @@ impl<T> SpillSet<T> {
     }
 }
 
-/// Grows a vector for one more item without overshooting `cap` (doubling, from 1024).
+/// Grows a vector for one more item without overshooting `cap`: by an eighth (at least 64
+/// items), so that its capacity, which is what counts against the budget, stays close to its
+/// length.
 fn grow_bounded<X>(v: &mut Vec<X>, cap: usize) {
     if v.len() == v.capacity() {
-        let target = (v.capacity() * 2).max(1024).min(cap).max(v.len() + 1);
-        v.reserve_exact(target - v.len());
+        let len = v.len();
+        let target = (len + len / 8).max(len + 64).min(cap).max(len + 1);
+        v.reserve_exact(target - len);
     }
 }
 
@@ -383,6 +461,7 @@ impl Core {
     /// Sorts and merges the pending batch against the runs; calls `mark(idx)` for each pending
     /// index that is a first occurrence of a new fingerprint; records the new ones as a run.
     fn resolve(&mut self, mut mark: impl FnMut(usize)) -> Result<()> {
+        self.held = 0;
         if self.pending.is_empty() {
             return Ok(());
         }

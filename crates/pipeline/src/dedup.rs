@@ -27,6 +27,30 @@ pub trait Dedup: Send {
         fps: &[Fingerprint],
         decisions: &mut VecDeque<bool>,
     ) -> Result<(), DedupError>;
+    /// [`submit`](Dedup::submit) for a caller that holds `held` bytes for these items until
+    /// their decisions come (their keys, waiting to be written): a set that answers late (spill)
+    /// counts them against its budget and answers sooner rather than let them pile up. Sets
+    /// that answer at once, or in batches of a fixed count (persistent), ignore `held`.
+    ///
+    /// ```
+    /// use linksieve_dedup::SpillConfig;
+    /// use linksieve_pipeline::dedup::{Dedup, SpillDedup};
+    /// // a 1 MiB budget: 100 items holding 1 MiB between them are answered at once
+    /// let mut d = SpillDedup::new(SpillConfig::new(1 << 20)).unwrap();
+    /// let fps: Vec<_> = (0..100u128).map(linksieve_dedup::Fingerprint).collect();
+    /// let mut out = std::collections::VecDeque::new();
+    /// d.submit_holding(&fps, 1 << 20, &mut out).unwrap();
+    /// assert!(!out.is_empty());
+    /// ```
+    fn submit_holding(
+        &mut self,
+        fps: &[Fingerprint],
+        held: usize,
+        decisions: &mut VecDeque<bool>,
+    ) -> Result<(), DedupError> {
+        let _ = held;
+        self.submit(fps, decisions)
+    }
     /// The end of the input: appends every decision still owed (none for sets that answer at
     /// once).
     fn finish(&mut self, _decisions: &mut VecDeque<bool>) -> Result<(), DedupError> {
@@ -42,6 +66,10 @@ pub trait Dedup: Send {
     }
     /// The expected number of new keys wrongly answered "seen" (approximate sets only).
     fn expected_false_drops(&self) -> Option<f64> {
+        None
+    }
+    /// One standard error of [`expected_false_drops`](Dedup::expected_false_drops).
+    fn false_drops_error(&self) -> Option<f64> {
         None
     }
     /// A line for the summary when the set's answers are weaker than asked (an `approx`
@@ -274,6 +302,9 @@ impl Dedup for ApproxDedup {
     fn expected_false_drops(&self) -> Option<f64> {
         Some(self.0.expected_false_positives())
     }
+    fn false_drops_error(&self) -> Option<f64> {
+        Some(self.0.false_positive_error())
+    }
     fn warning(&self) -> Option<String> {
         approx_warning(&self.0)
     }
@@ -285,7 +316,7 @@ fn approx_warning(set: &BloomSet) -> Option<String> {
     let rate = set.current_false_positive_rate();
     if set.overfilled() {
         Some(format!(
-            "approx filter overfilled: {} keys in room for {} (memory limit reached); its false-positive rate is now {rate:.4}, above the asked one, and the expected drops are a lower bound",
+            "approx filter overfilled: {} keys in room for {} (memory limit reached); its false-positive rate is now {rate:.4}, above the asked one (the expected drops are estimated from a distinct count of the keys offered)",
             SeenSet::len(set),
             set.capacity()
         ))
@@ -338,8 +369,21 @@ impl Dedup for SpillDedup {
         fps: &[Fingerprint],
         decisions: &mut VecDeque<bool>,
     ) -> Result<(), DedupError> {
-        for &f in fps {
-            if let Some(ready) = self.0.push(f, ())? {
+        self.submit_holding(fps, 0, decisions)
+    }
+    /// Each item holds its share of `held` (the first one the remainder), so the part of a
+    /// chunk still waiting after a merge in its middle is counted again.
+    fn submit_holding(
+        &mut self,
+        fps: &[Fingerprint],
+        held: usize,
+        decisions: &mut VecDeque<bool>,
+    ) -> Result<(), DedupError> {
+        let n = fps.len().max(1);
+        let (share, rest) = (held / n, held % n);
+        for (i, &f) in fps.iter().enumerate() {
+            let bytes = if i == 0 { share + rest } else { share };
+            if let Some(ready) = self.0.push_holding(f, (), bytes)? {
                 decisions.extend(ready.into_iter().map(|(_, new)| new));
             }
         }

@@ -287,11 +287,23 @@ struct ChunkOut {
     /// The input could not be read to its end (a range read failed or came up short).
     failed: Option<InputFailure>,
     stats: Option<RunStats>,
-    /// The worker's repeat table, going back to the pool with the buffers.
-    repeats: Repeats,
 }
 
 impl ChunkOut {
+    /// The heap bytes the chunk holds while its items wait for decisions (counted against a
+    /// spill set's budget), one byte of decision per item included.
+    fn held_bytes(&self) -> usize {
+        self.text.capacity()
+            + self.items.capacity() * std::mem::size_of::<Item>()
+            + self.items.len()
+            + self.rejected.capacity() * std::mem::size_of::<Rejected>()
+            + self
+                .rejected
+                .iter()
+                .map(|r| r.reason.capacity() + r.error.capacity() + r.original.capacity())
+                .sum::<usize>()
+    }
+
     fn key(&self, item: &Item) -> &str {
         &self.text[item.start..item.key_end]
     }
@@ -307,9 +319,16 @@ impl ChunkOut {
 }
 
 /// Hashes of the texts keyed so far in a chunk -> their item, to count exact repeats without
-/// keying them again. The hash is checked against the stored text (no false merges).
+/// keying them again. The hash is checked against the stored text (no false merges). One per
+/// worker thread ([`REPEATS`]): it is not needed once the chunk is worked, so it does not wait
+/// with the chunk for the chunk's decisions.
 #[derive(Default)]
 struct Repeats(std::collections::HashMap<u64, u32, std::hash::BuildHasherDefault<Prehashed>>);
+
+thread_local! {
+    /// The worker thread's [`Repeats`], emptied after each chunk and reused.
+    static REPEATS: std::cell::RefCell<Repeats> = Default::default();
+}
 
 /// A chunk's growable buffers, handed back by the sink when it is done with the chunk and
 /// reused by the next job (fresh ones fault in new pages for every chunk: `run -j1` on the
@@ -320,11 +339,11 @@ struct Spare {
     text: String,
     items: Vec<Item>,
     rejected: Vec<Rejected>,
-    repeats: Repeats,
 }
 
 /// The pool of [`Spare`]s: the sink sends, jobs take (or start empty when none is there). It
-/// holds at most the chunks in flight.
+/// holds at most as many as there are chunks in flight ([`Sink::spare_limit`]): the chunks
+/// that waited for a spill set's decisions are freed, not pooled.
 type Spares = (Sender<Spare>, Receiver<Spare>);
 
 /// The identity hasher for keys that are already hashes.
@@ -403,6 +422,8 @@ fn sequential(
     r.read_all(inputs);
     let (stats, error) = (std::mem::take(&mut r.stats), r.error.take());
     drop(r);
+    // The calling thread's repeat table is not kept past the run.
+    drop(REPEATS.take());
     if let Some(e) = error {
         return Err(e);
     }
@@ -436,6 +457,7 @@ fn parallel(
         let _ = token_tx.send(());
     }
     let (result_tx, result_rx) = unbounded::<(u64, ChunkOut)>();
+    sink.spare_limit = in_flight;
     std::thread::scope(|scope| -> Result<RunStats, RunError> {
         let reader_tx = result_tx.clone();
         let (pool, token_rx) = (&pool, &token_rx);
@@ -1133,7 +1155,7 @@ fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> ChunkOut {
             rejected: spare.rejected,
             ..ChunkOut::default()
         },
-        repeats: spare.repeats,
+        repeats: REPEATS.take(),
         scratch: Default::default(),
         implied: String::new(),
     };
@@ -1200,8 +1222,12 @@ fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> ChunkOut {
             let _ = free.0.send(buf);
         }
     }
-    w.out.repeats = w.repeats;
-    w.out
+    let Worker {
+        out, mut repeats, ..
+    } = w;
+    repeats.0.clear();
+    REPEATS.set(repeats);
+    out
 }
 
 /// Reads `buf.len()` bytes of `file` from offset `at`, fewer where the file ends first;
@@ -1542,6 +1568,8 @@ struct Sink<'a> {
     lower: linksieve_dedup::StagedBits,
     /// Where finished chunks' buffers go back to the jobs.
     spares: Spares,
+    /// The most spares pooled (the chunks in flight; 1 with one thread).
+    spare_limit: usize,
     /// Chunks whose items wait for decisions; `done` of the front chunk's items (and rejected
     /// links) are written.
     pending: VecDeque<ChunkOut>,
@@ -1575,19 +1603,25 @@ impl<'a> Sink<'a> {
             10,
             7,
         );
+        // an approx set's "seen" answers are counted apart (see `account`)
+        let approx_filter_seen = dedup.expected_false_drops().map(|_| 0);
         Sink {
             opts,
             dedup,
             out: io::BufWriter::with_capacity(1 << 16, out),
             lower,
             spares: unbounded(),
+            spare_limit: 1,
             pending: VecDeque::new(),
             done: (0, 0),
             decisions: VecDeque::new(),
             counts: Vec::new(),
             count_index: Default::default(),
             line_base: 1,
-            stats: RunStats::default(),
+            stats: RunStats {
+                approx_filter_seen,
+                ..RunStats::default()
+            },
         }
     }
 
@@ -1658,7 +1692,9 @@ impl<'a> Sink<'a> {
         self.stats.malformed_sequences += c.malformed;
         self.stats.too_long += c.too_long;
         let fps: Vec<Fingerprint> = c.items.iter().map(|i| Fingerprint(i.fp)).collect();
-        self.dedup.submit(&fps, &mut self.decisions)?;
+        // The chunk waits in `pending` until its decisions come: a spill set counts it.
+        self.dedup
+            .submit_holding(&fps, c.held_bytes(), &mut self.decisions)?;
         // counted now (the reason is not written): moved, not copied
         for r in &mut c.rejected {
             self.stats.reject(std::mem::take(&mut r.reason));
@@ -1713,18 +1749,20 @@ impl<'a> Sink<'a> {
         Ok(())
     }
 
-    /// Hands a finished chunk's buffers back to the jobs, emptied.
+    /// Hands a finished chunk's buffers back to the jobs, emptied; frees them when the pool
+    /// is full.
     fn recycle(&self, c: ChunkOut) {
+        if self.spares.0.len() >= self.spare_limit {
+            return;
+        }
         let mut spare = Spare {
             text: c.text,
             items: c.items,
             rejected: c.rejected,
-            repeats: c.repeats,
         };
         spare.text.clear();
         spare.items.clear();
         spare.rejected.clear();
-        spare.repeats.0.clear();
         let _ = self.spares.0.send(spare);
     }
 
@@ -1761,8 +1799,14 @@ impl<'a> Sink<'a> {
         }
         if new {
             self.stats.unique_keys += 1;
+        } else if let Some(rung) = caught {
+            self.stats.duplicate(rung, 1);
+        } else if let Some(n) = &mut self.stats.approx_filter_seen {
+            // an approx filter's "seen" may be a wrong drop: not a duplicate of the rung
+            *n += 1;
+            self.stats.duplicates += 1;
         } else {
-            self.stats.duplicate(caught.unwrap_or(level), 1);
+            self.stats.duplicate(level, 1);
         }
         // Exact repeats in the chunk: the string rung caught them (the first one's fingerprints
         // are in the filters now).
@@ -1851,8 +1895,11 @@ impl<'a> Sink<'a> {
         stats.duplicates_by_rung = self.stats.duplicates_by_rung.clone();
         stats.store_keys_at_open = self.dedup.store_keys_at_open();
         stats.expected_false_drops = self.dedup.expected_false_drops();
+        stats.expected_false_drops_error = self.dedup.false_drops_error();
+        stats.approx_filter_seen = self.stats.approx_filter_seen;
         stats.seen_set_warning = self.dedup.warning();
         stats.seen_set_bytes = self.dedup.memory_bytes() as u64;
+        stats.peak_rss_bytes = crate::peak_rss_bytes();
     }
 }
 

@@ -24,7 +24,7 @@ pub use row::{tsv, write_row};
 pub use source::{
     Compression, InputProblem, InputSpec, decompress, expand_inputs, open_file, open_input,
 };
-pub use stats::{InputFailure, RunStats};
+pub use stats::{InputFailure, RunStats, peak_rss_bytes};
 pub use warc::{
     HttpHead, WarcError, WarcHeader, WarcRecords, charset_of, read_http_head, read_warc_header,
 };

@@ -41,11 +41,18 @@ pub struct DedupStats {
     pub store_keys_at_open: Option<u64>,
     /// `approx` mode: the expected number of new lines wrongly dropped as seen.
     pub expected_false_drops: Option<f64>,
+    /// `approx` mode: one standard error of `expected_false_drops`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_false_drops_error: Option<f64>,
     /// The seen-set's warning (an `approx` filter grown or overfilled past `--expected`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seen_set_warning: Option<String>,
     /// Heap memory of the seen-set at the end, in bytes.
     pub seen_set_bytes: u64,
+    /// The process's peak resident set when the run ended, in bytes
+    /// ([`peak_rss_bytes`](crate::peak_rss_bytes)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
     /// Stopped early by SIGINT.
     pub interrupted: bool,
 }
@@ -78,10 +85,16 @@ impl DedupStats {
             s += &format!("keys in the store before this run: {n}\n");
         }
         if let Some(x) = self.expected_false_drops {
-            s += &format!("expected new lines wrongly dropped (approx): {x:.3}\n");
+            s += &format!(
+                "expected new lines wrongly dropped (approx): {x:.3}{}\n",
+                crate::stats::plus_minus(self.expected_false_drops_error)
+            );
         }
         if let Some(w) = &self.seen_set_warning {
             s += &format!("warning: {w}\n");
+        }
+        if let Some(peak) = self.peak_rss_bytes {
+            s += &format!("peak memory (RSS): {peak} bytes\n");
         }
         for f in &self.inputs_failed {
             s += &format!("input failed: {}: {}\n", f.input, f.error);
@@ -163,8 +176,10 @@ pub fn dedup_lines(
     let mut stats = d.stats;
     stats.store_keys_at_open = d.dedup.store_keys_at_open();
     stats.expected_false_drops = d.dedup.expected_false_drops();
+    stats.expected_false_drops_error = d.dedup.false_drops_error();
     stats.seen_set_warning = d.dedup.warning();
     stats.seen_set_bytes = d.dedup.memory_bytes() as u64;
+    stats.peak_rss_bytes = crate::peak_rss_bytes();
     Ok(stats)
 }
 
@@ -248,7 +263,10 @@ impl LineDedup<'_> {
             start = nl + 1;
         }
         self.stats.lines += ends.len() as u64;
-        self.dedup.submit(&self.fps, &mut self.decisions)?;
+        // The batch waits in `pending` until its decisions come: a spill set counts it.
+        let held = bytes.capacity() + ends.capacity() * std::mem::size_of::<usize>() + ends.len();
+        self.dedup
+            .submit_holding(&self.fps, held, &mut self.decisions)?;
         self.pending.push_back(Batch {
             bytes,
             ends,

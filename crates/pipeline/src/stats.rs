@@ -51,12 +51,22 @@ pub struct RunStats {
     /// are tracked in one Bloom filter (a tag per rung, about 1% false positives), so these split
     /// the exact total `duplicates` approximately.
     pub duplicates_by_rung: BTreeMap<&'static str, u64>,
-    /// Links whose key was seen before (exact, except in `approx` mode).
+    /// Links whose key was seen before (exact, except in `approx` mode, where it includes
+    /// [`approx_filter_seen`](RunStats::approx_filter_seen)).
     pub duplicates: u64,
+    /// `approx` mode: links the filter reported seen that no lower rung caught, so either
+    /// duplicates at the chosen rung or new keys wrongly dropped (the filter cannot tell which;
+    /// [`expected_false_drops`](RunStats::expected_false_drops) estimates how many are drops).
+    /// They are not counted under `duplicates_by_rung`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approx_filter_seen: Option<u64>,
     /// Keys in the persistent seen-set when the run started (`--seen`).
     pub store_keys_at_open: Option<u64>,
     /// `approx` mode: the expected number of new keys wrongly dropped as seen.
     pub expected_false_drops: Option<f64>,
+    /// `approx` mode: one standard error of `expected_false_drops`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_false_drops_error: Option<f64>,
     /// The seen-set's warning (an `approx` filter grown or overfilled past `--expected`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seen_set_warning: Option<String>,
@@ -68,6 +78,10 @@ pub struct RunStats {
     pub encodings: BTreeMap<&'static str, u64>,
     /// Memory held by the seen-set at the end, in bytes.
     pub seen_set_bytes: u64,
+    /// The process's peak resident set when the run ended, in bytes ([`peak_rss_bytes`]; `None`
+    /// where the system does not say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
     /// The run was interrupted (SIGINT); what was read was flushed.
     pub interrupted: bool,
 }
@@ -168,6 +182,12 @@ impl RunStats {
         for (rung, n) in &self.duplicates_by_rung {
             let _ = writeln!(s, "    caught at the {rung} rung: {n}");
         }
+        if let Some(n) = self.approx_filter_seen {
+            let _ = writeln!(
+                s,
+                "    reported seen by the approx filter (duplicates at the chosen rung, or new keys wrongly dropped): {n}"
+            );
+        }
         if let Some(n) = self.store_keys_at_open {
             let _ = writeln!(
                 s,
@@ -176,12 +196,19 @@ impl RunStats {
             );
         }
         if let Some(x) = self.expected_false_drops {
-            let _ = writeln!(s, "  expected keys wrongly dropped (approx): {x:.3}");
+            let _ = writeln!(
+                s,
+                "  expected keys wrongly dropped (approx): {x:.3}{}",
+                plus_minus(self.expected_false_drops_error)
+            );
         }
         if let Some(w) = &self.seen_set_warning {
             let _ = writeln!(s, "  warning: {w}");
         }
         let _ = writeln!(s, "  seen-set memory: {} bytes", self.seen_set_bytes);
+        if let Some(peak) = self.peak_rss_bytes {
+            let _ = writeln!(s, "  peak memory (RSS): {peak} bytes");
+        }
         s
     }
 
@@ -195,4 +222,30 @@ impl RunStats {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
     }
+}
+
+/// The peak resident set of this process so far, in bytes: the kernel's high-water mark
+/// (`VmHWM` of `/proc/self/status` on Linux; `None` elsewhere or when it cannot be read). It
+/// covers the whole process, so a program that runs several jobs sees the largest of them.
+///
+/// ```
+/// if cfg!(target_os = "linux") {
+///     assert!(linksieve_pipeline::peak_rss_bytes().unwrap() > 0);
+/// }
+/// ```
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line["VmHWM:".len()..]
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()?;
+    kib.checked_mul(1024)
+}
+
+/// ` ± E (one standard error)` for an estimate's error, nothing without one.
+pub(crate) fn plus_minus(error: Option<f64>) -> String {
+    error.map_or_else(String::new, |e| format!(" ± {e:.3} (one standard error)"))
 }
