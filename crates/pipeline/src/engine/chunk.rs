@@ -1,0 +1,184 @@
+//! What passes between the stages: jobs (reader -> workers), chunk results (workers -> sink)
+//! and the buffers the sink hands back.
+
+use super::*;
+
+/// Where a link came from.
+#[derive(Debug)]
+pub(super) struct StreamMeta {
+    pub(super) input: String,
+    pub(super) provenance: Option<String>,
+}
+
+/// One unit of work.
+pub(super) enum Job {
+    /// Raw bytes to decode and scan: `bytes[..body]` is this chunk, the rest look-ahead.
+    Scan {
+        meta: Arc<StreamMeta>,
+        bytes: Vec<u8>,
+        body: usize,
+        offset: u64,
+        /// The stream's first chunk (its lines are counted from 1).
+        stream_start: bool,
+        encoding: &'static Encoding,
+        /// The chunk starts inside a token (no clean cut before it): hits before its
+        /// [`token_end`] belong to the previous chunk.
+        mid_token: bool,
+        /// The chunk after this one starts inside a token: this chunk takes the hits up to the
+        /// [`token_end`] of its look-ahead.
+        next_mid_token: bool,
+        /// Where `bytes` goes when the chunk is scanned, for the reader to fill again.
+        recycle: Sender<Vec<u8>>,
+    },
+    /// Range `k` of a plain file that the worker reads itself (see [`Reader::ranges`]).
+    #[cfg(unix)]
+    Range {
+        meta: Arc<StreamMeta>,
+        file: Arc<std::fs::File>,
+        /// The file's first byte after the BOM, and its size when it was opened.
+        start: u64,
+        len: u64,
+        k: u64,
+        encoding: &'static Encoding,
+        /// Buffers to read into and to give back.
+        free: (Sender<Vec<u8>>, Receiver<Vec<u8>>),
+    },
+    /// Hits already found in order (sequential streams): normalize only.
+    Hits {
+        meta: Arc<StreamMeta>,
+        hits: Vec<Hit>,
+        offset: u64,
+    },
+}
+
+/// One link, normalized. Its texts are ranges of its chunk's [`ChunkOut::text`]: a chunk's keys
+/// cross to the sink (and are freed there) as one allocation, not one per link.
+pub(super) struct Item {
+    pub(super) fp: u128,
+    /// `text[start..key_end]` is the key; `text[key_end..end]` the link as found, empty when the
+    /// link is its own key.
+    pub(super) start: usize,
+    pub(super) key_end: usize,
+    pub(super) end: usize,
+    pub(super) offset: u64,
+    pub(super) line: u64,
+    /// uri-form fingerprints at the rungs below the chosen one (string, syntax, scheme).
+    pub(super) lower: [u128; 3],
+    /// The lowest rung whose key already equals the final one.
+    pub(super) reached: Level,
+    /// The link came from a legacy encoding (keyed with NFC).
+    pub(super) legacy: bool,
+    /// Later links of the same chunk with exactly this text: duplicates caught at the string
+    /// rung, counted without being keyed again.
+    pub(super) repeats: u32,
+}
+
+/// A link without a key: counted by reason; listed in `--format jsonl`.
+pub(super) struct Rejected {
+    pub(super) reason: String,
+    pub(super) error: String,
+    pub(super) original: String,
+    pub(super) offset: u64,
+    pub(super) line: u64,
+}
+
+/// What a worker returns for a chunk.
+#[derive(Default)]
+pub(super) struct ChunkOut {
+    /// Where the chunk's links came from (`None` only for the reader's closing message).
+    pub(super) meta: Option<Arc<StreamMeta>>,
+    /// The keys and originals of `items`, one after another.
+    pub(super) text: String,
+    pub(super) items: Vec<Item>,
+    pub(super) rejected: Vec<Rejected>,
+    pub(super) links: u64,
+    pub(super) malformed: u64,
+    pub(super) too_long: u64,
+    /// The first chunk of a stream: the sink counts lines from 1 again.
+    pub(super) stream_start: bool,
+    /// Line feeds in the chunk (counted only when the output shows lines). Item lines are
+    /// counted from the chunk's first byte; the sink adds the lines of the stream's earlier
+    /// chunks, in sequence order.
+    pub(super) body_lines: u64,
+    /// The input could not be read to its end (a range read failed or came up short).
+    pub(super) failed: Option<InputFailure>,
+    pub(super) stats: Option<RunStats>,
+}
+
+impl ChunkOut {
+    /// The heap bytes the chunk holds while its items wait for decisions (counted against a
+    /// spill set's budget), one byte of decision per item included.
+    pub(super) fn held_bytes(&self) -> usize {
+        self.text.capacity()
+            + self.items.capacity() * std::mem::size_of::<Item>()
+            + self.items.len()
+            + self.rejected.capacity() * std::mem::size_of::<Rejected>()
+            + self
+                .rejected
+                .iter()
+                .map(|r| r.reason.capacity() + r.error.capacity() + r.original.capacity())
+                .sum::<usize>()
+    }
+
+    pub(super) fn key(&self, item: &Item) -> &str {
+        &self.text[item.start..item.key_end]
+    }
+
+    /// The link as found.
+    pub(super) fn original(&self, item: &Item) -> &str {
+        if item.end > item.key_end {
+            &self.text[item.key_end..item.end]
+        } else {
+            self.key(item)
+        }
+    }
+}
+
+/// Hashes of the texts keyed so far in a chunk -> their item, to count exact repeats without
+/// keying them again. The hash is checked against the stored text (no false merges). One per
+/// worker thread ([`REPEATS`]): it is not needed once the chunk is worked, so it does not wait
+/// with the chunk for the chunk's decisions.
+#[derive(Default)]
+pub(super) struct Repeats(
+    pub(super) std::collections::HashMap<u64, u32, std::hash::BuildHasherDefault<Prehashed>>,
+);
+
+thread_local! {
+    /// The worker thread's [`Repeats`], emptied after each chunk and reused.
+    pub(super) static REPEATS: std::cell::RefCell<Repeats> = Default::default();
+}
+
+/// A chunk's growable buffers, handed back by the sink when it is done with the chunk and
+/// reused by the next job (fresh ones fault in new pages for every chunk: `run -j1` on the
+/// 324 MB URL list took 78 K to 353 K page faults, depending on the allocator's mmap threshold,
+/// and 13 K with the pool).
+#[derive(Default)]
+pub(super) struct Spare {
+    pub(super) text: String,
+    pub(super) items: Vec<Item>,
+    pub(super) rejected: Vec<Rejected>,
+}
+
+/// The pool of [`Spare`]s: the sink sends, jobs take (or start empty when none is there). It
+/// holds at most as many as there are chunks in flight ([`Sink::spare_limit`]): the chunks
+/// that waited for a spill set's decisions are freed, not pooled.
+pub(super) type Spares = (Sender<Spare>, Receiver<Spare>);
+
+/// The identity hasher for keys that are already hashes.
+#[derive(Default)]
+pub(super) struct Prehashed(u64);
+
+impl std::hash::Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64 keys are hashed here; fold anything else for completeness.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}

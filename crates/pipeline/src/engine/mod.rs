@@ -1,0 +1,253 @@
+//! The stages of `linksieve run`:
+//!
+//! ```text
+//! reader thread ──(tokens: at most `in_flight` chunks alive)──> rayon workers ──> reorder ──> sink
+//!   open, decompress,                                            decode, scan,     by chunk    dedup,
+//!   split WARC records,                                          normalize,        sequence    write
+//!   cut streams into chunks                                      fingerprint
+//! ```
+//!
+//! Chunks are cut at line ends (or spaces) of the raw bytes, which is safe in every
+//! ASCII-compatible encoding WHATWG defines: LF and SP are never trail bytes there. Each chunk is
+//! scanned with a look-ahead tail (the maximum link length) so that a link that crosses the cut is
+//! found whole by the chunk it starts in; the next chunk ignores hits that start inside the
+//! previous chunk. UTF-16 and ISO-2022-JP streams, where bytes cannot be cut without decoding,
+//! are scanned in order by the reader thread and only their normalization runs in parallel.
+//!
+//! A plain file (not compressed, not WARC, in an encoding that can be cut) is not read by the
+//! reader at all beyond its first 64 KiB (to decide the encoding): the reader hands out range
+//! numbers, and each worker reads its own range with `pread` and finds the cuts at both ends
+//! itself ([`read_range`]). No thread copies input for another, and each chunk is scanned on
+//! the core that read it while it is still in that core's cache. Line numbers are counted per
+//! chunk by the workers and made absolute by the sink, in sequence order.
+//!
+//! With one thread (`threads == 1`) there is no reader thread, pool or queue: each chunk is
+//! worked and sunk on the calling thread as soon as it is cut.
+//!
+//! Output order is the order of first occurrence in the input: the sink takes chunk results in
+//! sequence order, so the output is the same for every thread count. A token is taken for each
+//! chunk before it is read and returned when the sink is done with it, so memory outside the
+//! seen-set is bounded by `in_flight` chunks whatever the input size (backpressure, not
+//! buffering).
+//!
+//! One job per file: [`chunk`] (what passes between the stages), [`schedule`] (one thread, or
+//! the reader thread, the pool and the reorder), [`reader`] (inputs, containers, encodings,
+//! chunks), [`cut`] (where chunks are cut), [`ranges`] (`pread` ranges of plain files),
+//! [`worker`] (scan, normalize, fingerprint) and [`sink`] (seen-set, per-rung counts, output).
+
+mod chunk;
+mod cut;
+mod ranges;
+mod reader;
+mod schedule;
+mod sink;
+#[cfg(test)]
+mod tests;
+mod worker;
+
+use crate::dedup::{Dedup, DedupError};
+use crate::html::unescape_link;
+use crate::keyer::Keyer;
+use crate::keyer::keyable;
+use crate::row::tsv;
+use crate::source::{Compression, InputSpec, decompress, open_file};
+use crate::stats::{InputFailure, RunStats};
+use crate::warc::{self, Block, Payload, WarcError, WarcRecords, read_warc_header};
+use chunk::*;
+use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
+use cut::*;
+use encoding_rs::Encoding;
+use linksieve_dedup::Fingerprint;
+use linksieve_iri::{InputMode, KeyForm, Level, NormalizeError, NormalizeOptions};
+use linksieve_scan::{EncodingChoice, Hit, HitRef, LinkKind, ScanOptions, Scanner};
+use ranges::*;
+pub(crate) use reader::fill;
+use reader::*;
+use schedule::*;
+use sink::*;
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{self, BufRead, Read, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use worker::*;
+
+/// What `linksieve run` writes for each new key.
+///
+/// ```
+/// assert_eq!(linksieve_pipeline::OutputFormat::default(), linksieve_pipeline::OutputFormat::Keys);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// The key, one per line.
+    #[default]
+    Keys,
+    /// The engine row of [`crate::write_row`]: `key<TAB>canonical<TAB>original<TAB>provenance`,
+    /// with `key` the fingerprint in hex and `provenance` `INPUT:LINE:OFFSET` (or the WARC
+    /// record's target URI); fields escaped with [`crate::tsv`].
+    Tsv,
+    /// One JSON object per new key: key, original, file, offset, line, provenance, and `rung`,
+    /// the lowest rung at which the original (with its implied scheme, see
+    /// [`crate::implied_scheme`]) already has this key. Diagnostics are objects too:
+    /// `{"rejected", "error", "file", "offset", "line", "provenance"}` for a link without a key
+    /// and `{"input", "error"}` for an input that could not be read.
+    Jsonl,
+}
+
+impl OutputFormat {
+    /// Whether the output shows line numbers: without them neither the reader nor the scanner
+    /// counts lines (a pass over every input byte saved).
+    fn shows_lines(self) -> bool {
+        self != OutputFormat::Keys
+    }
+}
+
+/// Options of a run.
+///
+/// ```
+/// let o = linksieve_pipeline::RunOptions::default();
+/// assert_eq!(o.chunk_size, 1 << 20);
+/// ```
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Worker threads (0: one per core); 1 runs everything on the calling thread.
+    pub threads: usize,
+    /// Bytes per chunk (at least 4 KiB).
+    pub chunk_size: usize,
+    /// Chunks alive at once (read, in work, or waiting for the sink); 0: 4 per thread.
+    pub in_flight: usize,
+    /// Scanner options (encoding choice, modes, maximum link length).
+    pub scan: ScanOptions,
+    /// How found links are read (3987bis 6); LEIRI by default, since links in running text often
+    /// hold characters that only LEIRIs allow (`|`, `{`, `^`).
+    pub input: InputMode,
+    /// The rung, the key form and the protocol rules.
+    pub normalize: NormalizeOptions,
+    /// Undo HTML character references in found links (`--html`).
+    pub html: bool,
+    /// Output format.
+    pub format: OutputFormat,
+    /// Write `key<TAB>count` at the end instead of keys as they come (first-occurrence order).
+    pub counts: bool,
+    /// Which WARC records are scanned.
+    pub warc_records: WarcRecords,
+}
+
+impl RunOptions {
+    /// The largest chunk: 256 MiB (a chunk and its look-ahead are held per chunk in flight).
+    pub const MAX_CHUNK: usize = 256 << 20;
+    /// The longest link: 16 MiB.
+    pub const MAX_LINK_LEN: usize = 16 << 20;
+    /// The most worker threads: 1024 (each holds up to four chunks).
+    pub const MAX_THREADS: usize = 1024;
+
+    /// Whether the options are in their ranges: `chunk_size` at most [`Self::MAX_CHUNK`]
+    /// (below 4 KiB counts as 4 KiB), `scan.max_link_len` at most [`Self::MAX_LINK_LEN`],
+    /// `threads` at most [`Self::MAX_THREADS`]. [`run`] checks them first, so an option out of
+    /// range is an error, never an allocation that aborts or an overflow.
+    ///
+    /// ```
+    /// use linksieve_pipeline::RunOptions;
+    /// assert!(RunOptions::default().check().is_ok());
+    /// let o = RunOptions { chunk_size: usize::MAX, ..RunOptions::default() };
+    /// assert!(o.check().is_err());
+    /// ```
+    pub fn check(&self) -> Result<(), RunError> {
+        let bad = |what: &str, v: usize, max: usize| {
+            Err(RunError::Options(format!("{what} {v} is more than {max}")))
+        };
+        if self.chunk_size > Self::MAX_CHUNK {
+            return bad("chunk size", self.chunk_size, Self::MAX_CHUNK);
+        }
+        if self.scan.max_link_len > Self::MAX_LINK_LEN {
+            return bad("longest link", self.scan.max_link_len, Self::MAX_LINK_LEN);
+        }
+        if self.threads > Self::MAX_THREADS {
+            return bad("threads", self.threads, Self::MAX_THREADS);
+        }
+        Ok(())
+    }
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            threads: 0,
+            chunk_size: 1 << 20,
+            in_flight: 0,
+            scan: ScanOptions::default(),
+            input: InputMode::Leiri,
+            normalize: NormalizeOptions::default(),
+            html: false,
+            format: OutputFormat::Keys,
+            counts: false,
+            warc_records: WarcRecords::Content,
+        }
+    }
+}
+
+/// Why a run stopped.
+///
+/// ```
+/// let e = linksieve_pipeline::RunError::Output(std::io::Error::other("disk full"));
+/// assert!(e.to_string().contains("disk full"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Writing the output failed (a closed pipe included: the caller decides what that means).
+    #[error("writing output: {0}")]
+    Output(#[source] io::Error),
+    /// The seen-set failed.
+    #[error(transparent)]
+    Dedup(#[from] DedupError),
+    /// A worker thread could not be started.
+    #[error("starting worker threads: {0}")]
+    Threads(String),
+    /// An option is outside its range (see [`RunOptions::check`]).
+    #[error("invalid run options: {0}")]
+    Options(String),
+}
+
+/// Shared progress counter (bytes read so far), for a progress bar.
+pub type Progress = Arc<AtomicU64>;
+
+/// Runs the whole job: reads `inputs`, writes new keys to `out`, returns the counters.
+/// `cancel` stops reading (SIGINT); what was read is still processed and written.
+///
+/// ```
+/// use linksieve_pipeline::{run, InputSpec, RunOptions, dedup::MemoryDedup};
+/// let dir = std::env::temp_dir().join(format!("ls-run-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let f = dir.join("a.txt");
+/// std::fs::write(&f, "see HTTP://Example.COM:80/a and http://example.com/a, or <http://example.com/b>").unwrap();
+/// let mut out = Vec::new();
+/// let stats = run(&[InputSpec::File(f)], &RunOptions::default(), &mut MemoryDedup::default(), &mut out, &Default::default(), &Default::default()).unwrap();
+/// assert_eq!(String::from_utf8(out).unwrap(), "http://example.com/a\nhttp://example.com/b\n");
+/// assert_eq!((stats.links_found, stats.unique_keys, stats.duplicates), (3, 2, 1));
+/// std::fs::remove_dir_all(dir).unwrap();
+/// ```
+pub fn run(
+    inputs: &[InputSpec],
+    opts: &RunOptions,
+    dedup: &mut dyn Dedup,
+    out: &mut dyn Write,
+    progress: &Progress,
+    cancel: &Arc<AtomicBool>,
+) -> Result<RunStats, RunError> {
+    opts.check()?;
+    let threads = if opts.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        opts.threads
+    };
+    let mut stats = RunStats::default();
+    let mut sink = Sink::new(opts, dedup, out);
+    let reader_stats = if threads == 1 {
+        sequential(inputs, opts, &mut sink, progress, cancel)?
+    } else {
+        parallel(inputs, opts, threads, &mut sink, progress, cancel)?
+    };
+    sink.finish()?;
+    stats.merge_reader(reader_stats);
+    sink.fill(&mut stats);
+    Ok(stats)
+}

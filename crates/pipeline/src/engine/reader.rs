@@ -1,0 +1,554 @@
+//! The reader: opens inputs, undoes compression, walks WARC records, decides encodings and
+//! cuts streams into chunks (or hands out `pread` ranges of plain files).
+
+use super::*;
+
+/// The reader's state.
+pub(super) struct Reader<'a, 's> {
+    pub(super) opts: &'a RunOptions,
+    pub(super) dispatch: Dispatch<'a, 's>,
+    /// Chunk buffers the workers are done with (reused: fresh large buffers cost page faults).
+    pub(super) free: (Sender<Vec<u8>>, Receiver<Vec<u8>>),
+    /// Chunk result buffers the sink is done with.
+    pub(super) spares: Receiver<Spare>,
+    /// The sink's error, inline: it stops the reading.
+    pub(super) error: Option<RunError>,
+    pub(super) seq: u64,
+    pub(super) stats: RunStats,
+    pub(super) progress: &'a Progress,
+    pub(super) cancel: &'a Arc<AtomicBool>,
+}
+
+/// Where the reader's chunks go.
+pub(super) enum Dispatch<'a, 's> {
+    /// To rayon workers, at most `in_flight` chunks alive (tokens), results to the sink's queue.
+    Pool {
+        pool: &'a rayon::ThreadPool,
+        token_rx: &'a Receiver<()>,
+        result_tx: Sender<(u64, ChunkOut)>,
+    },
+    /// Worked and sunk at once on this thread.
+    Inline(&'a mut Sink<'s>),
+}
+
+impl<'a, 's> Reader<'a, 's> {
+    pub(super) fn new(
+        opts: &'a RunOptions,
+        dispatch: Dispatch<'a, 's>,
+        spares: Receiver<Spare>,
+        progress: &'a Progress,
+        cancel: &'a Arc<AtomicBool>,
+    ) -> Self {
+        Reader {
+            opts,
+            dispatch,
+            free: unbounded(),
+            spares,
+            error: None,
+            seq: 0,
+            stats: RunStats::default(),
+            progress,
+            cancel,
+        }
+    }
+
+    pub(super) fn read_all(&mut self, inputs: &[InputSpec]) {
+        for spec in inputs {
+            if self.cancel.load(Ordering::Relaxed) {
+                self.stats.interrupted = true;
+                break;
+            }
+            self.input(spec);
+        }
+    }
+
+    pub(super) fn input(&mut self, spec: &InputSpec) {
+        let name = spec.name();
+        // Each input is opened once (a FIFO or `/dev/fd/N` cannot be opened again without
+        // losing what its writer sent): the range path gets the handle and gives it back when
+        // the input is not a plain file it can read in ranges.
+        let reader: Box<dyn Read + Send> = match spec {
+            InputSpec::Stdin => Box::new(io::stdin()),
+            InputSpec::File(path) => match open_file(path) {
+                #[cfg(unix)]
+                Ok(file) => match self.ranges(file, &name) {
+                    Ok(()) => return,
+                    Err(file) => Box::new(file),
+                },
+                #[cfg(not(unix))]
+                Ok(file) => Box::new(file),
+                Err(e) => return self.failed(name, &e),
+            },
+        };
+        let (r, _compression) = match decompress(reader) {
+            Ok(x) => x,
+            Err(e) => return self.failed(name, &e),
+        };
+        let mut r = Counted {
+            inner: r,
+            progress: self.progress.clone(),
+            count: 0,
+        };
+        // A first read that fails (a damaged gzip header) fails the input: a decoder may
+        // answer "end" to the reads after its error, which would read as an empty input.
+        let is_warc = match r.fill_buf() {
+            Ok(b) => b.starts_with(b"WARC/"),
+            Err(e) => return self.failed(name, &e),
+        };
+        self.stats.inputs += 1;
+        let result = if is_warc {
+            self.warc(&name, &mut r)
+        } else {
+            let meta = Arc::new(StreamMeta {
+                input: name.clone(),
+                provenance: None,
+            });
+            self.stream(&meta, &mut r, 0, self.opts.scan.encoding)
+                .map(|_| ())
+                .map_err(WarcError::Io)
+        };
+        self.stats.bytes_read += r.count;
+        if let Err(e) = result {
+            self.stats.inputs_failed.push(InputFailure {
+                input: name,
+                error: e.to_string(),
+            });
+        }
+    }
+
+    /// A plain file (uncompressed, not WARC) in an encoding that can be cut: its chunks are
+    /// ranges that the workers read themselves (`pread`, see [`read_range`]); the reader only
+    /// decides the encoding and hands out range numbers. So no thread copies input for another,
+    /// and each chunk is scanned on the core that read it. A file is read up to the size it had
+    /// when it was opened. Gives the file back, having counted nothing, when it takes the
+    /// streaming path instead: not a regular file, compressed, WARC, an encoding that cannot be
+    /// cut (UTF-16, ISO-2022-JP), or an error (which the streaming path then reports). `pread`
+    /// does not move the file's offset, so the streaming path reads it from its start.
+    #[cfg(unix)]
+    pub(super) fn ranges(&mut self, file: std::fs::File, name: &str) -> Result<(), std::fs::File> {
+        let len = match file.metadata() {
+            Ok(m) if m.is_file() => m.len(),
+            _ => return Err(file),
+        };
+        let mut head = vec![0u8; (linksieve_scan::AUTO_WINDOW as u64).min(len) as usize];
+        if !matches!(pread_full(&file, &mut head, 0), Ok(n) if n == head.len()) {
+            return Err(file);
+        }
+        if Compression::sniff(&head) != Compression::None || head.starts_with(b"WARC/") {
+            return Err(file);
+        }
+        let whole = head.len() as u64 == len;
+        let (encoding, bom) =
+            linksieve_scan::detect_encoding(self.opts.scan.encoding, &head, whole)
+                .unwrap_or((encoding_rs::UTF_8, 0));
+        if !cuttable(encoding) {
+            return Err(file);
+        }
+        self.stats.inputs += 1;
+        *self.stats.encodings.entry(encoding.name()).or_default() += 1;
+        let start = bom as u64;
+        self.stats.skip("byte order marks", start);
+        self.stats.bytes_read += start;
+        self.progress.fetch_add(start, Ordering::Relaxed);
+        let meta = Arc::new(StreamMeta {
+            input: name.to_owned(),
+            provenance: None,
+        });
+        let file = Arc::new(file);
+        let chunk = self.opts.chunk_size.max(4096) as u64;
+        let mut k = 0;
+        while start + k * chunk < len {
+            if self.cancel.load(Ordering::Relaxed) {
+                self.stats.interrupted = true;
+                break;
+            }
+            self.submit(Job::Range {
+                meta: meta.clone(),
+                file: file.clone(),
+                start,
+                len,
+                k,
+                encoding,
+                free: self.free.clone(),
+            });
+            let n = chunk.min(len - start - k * chunk);
+            self.stats.bytes_read += n;
+            self.progress.fetch_add(n, Ordering::Relaxed);
+            k += 1;
+        }
+        Ok(())
+    }
+
+    /// An input that could not be opened or read from its start.
+    pub(super) fn failed(&mut self, input: String, e: &io::Error) {
+        self.stats.inputs_failed.push(InputFailure {
+            input,
+            error: e.to_string(),
+        });
+    }
+
+    /// A WARC (or WET) file, record by record (see [`crate::warc`]): each scanned payload is a
+    /// stream, decoded with the charset its headers declare (else `--encoding`); the rest is
+    /// counted as skipped. A payload that cannot be decoded (a damaged gzip body, a chunk cut
+    /// short) is scanned up to the damage and reported as a failure of the input naming the
+    /// record; the next record is read, since its place is known from `Content-Length`. A block
+    /// that ends before its `Content-Length` ends the input with an error.
+    pub(super) fn warc(&mut self, name: &str, mut r: &mut dyn BufRead) -> Result<(), WarcError> {
+        let mut offset = 0u64;
+        while let Some(h) = read_warc_header(&mut r)? {
+            if self.cancel.load(Ordering::Relaxed) {
+                self.stats.interrupted = true;
+                return Ok(());
+            }
+            let record_at = offset;
+            offset += h.header_len;
+            self.stats.skip("WARC record headers", h.header_len);
+            let mut block = Block::new(r, h.content_length);
+            let (skipped, failure) = match warc::payload(&h, &mut block, self.opts.warc_records) {
+                Ok(Payload::Skip(why)) => (Some(why), None),
+                Ok(Payload::Scan {
+                    head_len,
+                    charset,
+                    codings,
+                    undeclared,
+                    mut reader,
+                }) => {
+                    self.stats.skip("HTTP response headers", head_len);
+                    for c in codings {
+                        self.stats.coding(c.to_owned());
+                    }
+                    for c in undeclared {
+                        self.stats
+                            .coding(format!("{c} declared, body not so (read as it is)"));
+                    }
+                    let meta = Arc::new(StreamMeta {
+                        input: name.to_owned(),
+                        provenance: h.target_uri.clone(),
+                    });
+                    let choice = charset
+                        .map(EncodingChoice::Fixed)
+                        .unwrap_or(self.opts.scan.encoding);
+                    let scanned = self.stream(&meta, &mut reader, offset + head_len, choice);
+                    (None, scanned.err())
+                }
+                Err(e) => (None, Some(e)),
+            };
+            let rest = block.drain()?;
+            let short = block.left();
+            offset += h.content_length - short;
+            if short > 0 {
+                return Err(WarcError::Truncated {
+                    offset: record_at,
+                    declared: h.content_length,
+                    read: h.content_length - short,
+                });
+            }
+            if let Some(why) = skipped {
+                self.stats.skip(&why, rest);
+                continue;
+            }
+            let Some(e) = failure else {
+                self.stats
+                    .skip("WARC blocks after their payload's end", rest);
+                continue;
+            };
+            self.stats
+                .skip("WARC payloads after a decoding error", rest);
+            if h.truncated.is_some() {
+                // The crawler cut it (WARC-Truncated): its codings end early by design.
+                self.stats.coding("cut short (WARC-Truncated)".to_owned());
+            } else {
+                self.stats.inputs_failed.push(InputFailure {
+                    input: name.to_owned(),
+                    error: format!(
+                        "WARC record at byte {record_at} ({}): {e}",
+                        h.target_uri.as_deref().unwrap_or("no target URI")
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes a token (waits while `in_flight` chunks are alive) and gives the job a sequence
+    /// number.
+    pub(super) fn submit(&mut self, job: Job) {
+        match &mut self.dispatch {
+            Dispatch::Pool {
+                pool,
+                token_rx,
+                result_tx,
+            } => {
+                if token_rx.recv().is_err() {
+                    return;
+                }
+                let seq = self.seq;
+                self.seq += 1;
+                let tx = result_tx.clone();
+                let opts = self.opts.clone();
+                let spares = self.spares.clone();
+                pool.spawn(move || {
+                    let out = work(job, &opts, &spares);
+                    let _ = tx.send((seq, out));
+                });
+            }
+            Dispatch::Inline(sink) => {
+                if self.error.is_some() {
+                    return;
+                }
+                if let Err(e) = sink.chunk(work(job, self.opts, &self.spares)) {
+                    self.error = Some(e);
+                    // Stop reading: nothing more can be written.
+                    self.cancel.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// Reads one stream to its end, cutting it into chunks; returns the bytes read.
+    pub(super) fn stream(
+        &mut self,
+        meta: &Arc<StreamMeta>,
+        r: &mut dyn BufRead,
+        base: u64,
+        choice: EncodingChoice,
+    ) -> io::Result<u64> {
+        // A read error (truncated compression, a vanished file) ends the stream like its end, so
+        // that what was read before it is still scanned; the error is reported after that.
+        let mut fused = Fused {
+            inner: r,
+            err: None,
+        };
+        let total = self.stream_fused(meta, &mut fused, base, choice)?;
+        match fused.err {
+            Some(e) => Err(e),
+            None => Ok(total),
+        }
+    }
+
+    pub(super) fn stream_fused(
+        &mut self,
+        meta: &Arc<StreamMeta>,
+        r: &mut dyn BufRead,
+        base: u64,
+        choice: EncodingChoice,
+    ) -> io::Result<u64> {
+        let chunk = self.opts.chunk_size.max(4096);
+        let tail = self.opts.scan.max_link_len.max(64);
+        // a chunk's look-ahead is `tail`, twice that before a cut inside a token (see
+        // `Worker::scan`)
+        let mut buf: Vec<u8> = Vec::with_capacity(chunk + 2 * tail);
+        let mut eof = false;
+        // Decide the encoding on the first 64 KiB, as the scanner would.
+        while buf.len() < linksieve_scan::AUTO_WINDOW && !eof {
+            eof = fill(r, &mut buf, linksieve_scan::AUTO_WINDOW)?;
+        }
+        let (encoding, bom) =
+            linksieve_scan::detect_encoding(choice, &buf, eof).unwrap_or((encoding_rs::UTF_8, 0));
+        *self.stats.encodings.entry(encoding.name()).or_default() += 1;
+        let mut total = buf.len() as u64;
+        if !cuttable(encoding) {
+            return self.sequential(meta, r, buf, eof, base, encoding, total);
+        }
+        buf.drain(..bom);
+        self.stats.skip("byte order marks", bom as u64);
+        let mut offset = base + bom as u64;
+        let mut stream_start = true;
+        let mut mid_token = false;
+        loop {
+            if self.cancel.load(Ordering::Relaxed) {
+                self.stats.interrupted = true;
+                break;
+            }
+            while !eof && buf.len() < chunk + 2 * tail {
+                let before = buf.len();
+                eof = fill(r, &mut buf, chunk + 2 * tail)?;
+                total += (buf.len() - before) as u64;
+            }
+            if buf.is_empty() {
+                break;
+            }
+            let (cut, clean) = if eof && buf.len() <= chunk {
+                (buf.len(), true)
+            } else {
+                cut_point(&buf[..chunk], encoding)
+            };
+            let end = (cut + if clean { tail } else { 2 * tail }).min(buf.len());
+            // The chunk takes the buffer; what follows the cut moves to a recycled one.
+            let mut next = self.free.1.try_recv().unwrap_or_default();
+            next.clear();
+            next.reserve(chunk + 2 * tail);
+            next.extend_from_slice(&buf[cut..]);
+            let mut bytes = std::mem::replace(&mut buf, next);
+            bytes.truncate(end);
+            let job = Job::Scan {
+                meta: meta.clone(),
+                bytes,
+                body: cut,
+                offset,
+                stream_start,
+                encoding,
+                mid_token,
+                next_mid_token: !clean,
+                recycle: self.free.0.clone(),
+            };
+            self.submit(job);
+            stream_start = false;
+            offset += cut as u64;
+            mid_token = !clean;
+            if eof && buf.is_empty() {
+                break;
+            }
+        }
+        Ok(total)
+    }
+
+    /// Streams that cannot be cut without decoding: scanned here, in order; normalized by workers.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn sequential(
+        &mut self,
+        meta: &Arc<StreamMeta>,
+        r: &mut dyn BufRead,
+        mut buf: Vec<u8>,
+        mut eof: bool,
+        base: u64,
+        encoding: &'static Encoding,
+        mut total: u64,
+    ) -> io::Result<u64> {
+        // decode_all: the summary counts every malformed sequence, not only those near links.
+        let mut scanner = Scanner::new(&ScanOptions {
+            encoding: EncodingChoice::Fixed(encoding),
+            decode_all: true,
+            lines: self.opts.format.shows_lines(),
+            html: self.opts.html,
+            ..self.opts.scan
+        });
+        let mut hits = Vec::new();
+        let mut noted = linksieve_scan::ScanStats::default();
+        loop {
+            if self.cancel.load(Ordering::Relaxed) {
+                self.stats.interrupted = true;
+                break;
+            }
+            // Feeding cannot fail before `finish`.
+            let _ = scanner.feed(&buf, &mut hits);
+            buf.clear();
+            if eof {
+                let _ = scanner.finish(&mut hits);
+            }
+            let s = *scanner.stats();
+            if !hits.is_empty() || eof {
+                let job = Job::Hits {
+                    meta: meta.clone(),
+                    hits: std::mem::take(&mut hits),
+                    offset: base,
+                };
+                self.submit(job);
+                self.stats.malformed_sequences += s.malformed_sequences - noted.malformed_sequences;
+                self.stats.too_long += s.too_long - noted.too_long;
+                noted = s;
+            }
+            if eof {
+                break;
+            }
+            let before = buf.len();
+            eof = fill(r, &mut buf, 1 << 20)?;
+            total += (buf.len() - before) as u64;
+        }
+        Ok(total)
+    }
+}
+
+/// Counts the bytes consumed from an input (after decompression), for the summary and the
+/// progress bar.
+pub(super) struct Counted {
+    pub(super) inner: Box<dyn BufRead + Send>,
+    pub(super) progress: Progress,
+    pub(super) count: u64,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        self.progress.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+impl BufRead for Counted {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+    fn consume(&mut self, n: usize) {
+        self.count += n as u64;
+        self.progress.fetch_add(n as u64, Ordering::Relaxed);
+        self.inner.consume(n);
+    }
+}
+
+/// A reader that reports its first error as the end of the input and keeps the error.
+pub(super) struct Fused<'a> {
+    pub(super) inner: &'a mut dyn BufRead,
+    pub(super) err: Option<io::Error>,
+}
+
+impl Read for Fused<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.err.is_some() {
+            return Ok(0);
+        }
+        match self.inner.read(buf) {
+            Err(e) if e.kind() != io::ErrorKind::Interrupted => {
+                self.err = Some(e);
+                Ok(0)
+            }
+            r => r,
+        }
+    }
+}
+
+impl BufRead for Fused<'_> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.err.is_some() {
+            return Ok(&[]);
+        }
+        match self.inner.fill_buf() {
+            // Asked again to return the borrow: the buffer is full, so nothing is read twice.
+            Ok(_) => self.inner.fill_buf(),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Err(e),
+            Err(e) => {
+                self.err = Some(e);
+                Ok(&[])
+            }
+        }
+    }
+    fn consume(&mut self, n: usize) {
+        self.inner.consume(n);
+    }
+}
+
+/// Reads until `buf` holds `want` bytes or the input ends; returns true at the end (on an
+/// error, `buf` keeps what was read before it). Reads straight into `buf`: a `BufReader` with
+/// nothing buffered passes a read this large through to the file, so the input is not copied
+/// once more through the reader's own buffer.
+pub(crate) fn fill(r: &mut dyn BufRead, buf: &mut Vec<u8>, want: usize) -> io::Result<bool> {
+    let mut len = buf.len();
+    if len >= want {
+        return Ok(false);
+    }
+    buf.resize(want, 0);
+    let res = loop {
+        if len == want {
+            break Ok(false);
+        }
+        match r.read(&mut buf[len..]) {
+            Ok(0) => break Ok(true),
+            Ok(n) => len += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    buf.truncate(len);
+    res
+}

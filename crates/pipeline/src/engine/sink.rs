@@ -1,0 +1,360 @@
+//! The sink: takes chunk results in sequence order, asks the seen-set, counts duplicates by
+//! rung and writes new keys (and rejected links) in order.
+
+use super::*;
+
+/// The rungs that can lie below the chosen one; rung `i` is tag `i` of the sink's Bloom filter.
+pub(super) const LOWER_RUNGS: [Level; 3] = [Level::String, Level::Syntax, Level::Scheme];
+
+/// Keys per lower rung the sink's Bloom filter is sized for.
+pub(super) const LOWER_RUNG_KEYS: usize = 4 << 20;
+
+/// Keys per lower rung the first, cache-resident stage of that filter takes.
+pub(super) const LOWER_RUNG_SMALL_KEYS: usize = 64 << 10;
+
+/// The sink: reorders chunk results, deduplicates, writes.
+pub(super) struct Sink<'a> {
+    pub(super) opts: &'a RunOptions,
+    pub(super) dedup: &'a mut dyn Dedup,
+    pub(super) out: io::BufWriter<&'a mut dyn Write>,
+    pub(super) lower: linksieve_dedup::StagedBits,
+    /// Where finished chunks' buffers go back to the jobs.
+    pub(super) spares: Spares,
+    /// The most spares pooled (the chunks in flight; 1 with one thread).
+    pub(super) spare_limit: usize,
+    /// Chunks whose items wait for decisions; `done` of the front chunk's items (and rejected
+    /// links) are written.
+    pub(super) pending: VecDeque<ChunkOut>,
+    pub(super) done: (usize, usize),
+    pub(super) decisions: VecDeque<bool>,
+    pub(super) counts: Vec<(String, u64)>,
+    pub(super) count_index: std::collections::HashMap<u128, usize>,
+    /// The line of the next chunk's first byte in its stream.
+    pub(super) line_base: u64,
+    pub(super) stats: RunStats,
+}
+
+impl<'a> Sink<'a> {
+    pub(super) fn new(
+        opts: &'a RunOptions,
+        dedup: &'a mut dyn Dedup,
+        out: &'a mut dyn Write,
+    ) -> Self {
+        // Rungs below the chosen one: blocked Bloom filters of 512-bit blocks, each rung's
+        // keys under its own tag (a link that is its own key at every rung costs one cache
+        // miss, not one per rung), at about 10 bits per key (about 1% false positives) and 7
+        // hashes. Staged: a filter for 64 K keys per rung (80 KB a rung, stays in cache) takes
+        // the first keys; one for 4 M keys per rung (5 MB a rung; allocated up front, its pages
+        // untouched until then) takes the keys after them.
+        // A run with few distinct links (sparse text: 7 K keys in 340 MB) then never misses
+        // the cache here. Sized directly: `BloomSet::new` searches for the best parameters,
+        // which costs ~30 ms at this size, a fixed start-up cost of every run.
+        let rungs = LOWER_RUNGS
+            .iter()
+            .filter(|&&r| r < opts.normalize.level)
+            .count();
+        let lower = linksieve_dedup::StagedBits::new(
+            rungs * LOWER_RUNG_SMALL_KEYS,
+            rungs * LOWER_RUNG_KEYS,
+            10,
+            7,
+        );
+        // an approx set's "seen" answers are counted apart (see `account`)
+        let approx_filter_seen = dedup.expected_false_drops().map(|_| 0);
+        Sink {
+            opts,
+            dedup,
+            out: io::BufWriter::with_capacity(1 << 16, out),
+            lower,
+            spares: unbounded(),
+            spare_limit: 1,
+            pending: VecDeque::new(),
+            done: (0, 0),
+            decisions: VecDeque::new(),
+            counts: Vec::new(),
+            count_index: Default::default(),
+            line_base: 1,
+            stats: RunStats {
+                approx_filter_seen,
+                ..RunStats::default()
+            },
+        }
+    }
+
+    pub(super) fn consume(
+        &mut self,
+        rx: &Receiver<(u64, ChunkOut)>,
+        tokens: &Sender<()>,
+    ) -> Result<RunStats, RunError> {
+        let mut next = 0u64;
+        let mut waiting: BTreeMap<u64, ChunkOut> = BTreeMap::new();
+        let mut reader_stats = RunStats::default();
+        for (seq, out) in rx.iter() {
+            waiting.insert(seq, out);
+            while let Some(out) = waiting.remove(&next) {
+                next += 1;
+                if let Some(s) = out.stats {
+                    self.reader_done(&s)?;
+                    reader_stats = s;
+                    continue;
+                }
+                self.chunk(out)?;
+                let _ = tokens.try_send(());
+            }
+        }
+        Ok(reader_stats)
+    }
+
+    /// The reader's closing message: its counters (and, in JSONL, the inputs it could not read).
+    pub(super) fn reader_done(&mut self, s: &RunStats) -> Result<(), RunError> {
+        for f in &s.inputs_failed {
+            self.input_failed(f)?;
+        }
+        Ok(())
+    }
+
+    /// An input that could not be read (to its end): an object in JSONL, else only counted.
+    pub(super) fn input_failed(&mut self, f: &InputFailure) -> Result<(), RunError> {
+        if self.opts.format == OutputFormat::Jsonl && !self.opts.counts {
+            let v = serde_json::json!({"input": f.input, "error": f.error});
+            writeln!(self.out, "{v}").map_err(RunError::Output)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn chunk(&mut self, mut c: ChunkOut) -> Result<(), RunError> {
+        // The chunk's lines are counted from its first byte: add the stream's earlier lines.
+        if c.stream_start {
+            self.line_base = 1;
+        }
+        if self.opts.format.shows_lines() && self.line_base > 1 {
+            let add = self.line_base - 1;
+            c.items.iter_mut().for_each(|i| i.line += add);
+            c.rejected.iter_mut().for_each(|r| r.line += add);
+        }
+        self.line_base += c.body_lines;
+        // A file that shrank fails in each of its later ranges: reported once.
+        if let Some(f) = c.failed.take()
+            && self
+                .stats
+                .inputs_failed
+                .last()
+                .is_none_or(|last| last.input != f.input)
+        {
+            self.input_failed(&f)?;
+            self.stats.inputs_failed.push(f);
+        }
+        self.stats.links_found += c.links;
+        self.stats.malformed_sequences += c.malformed;
+        self.stats.too_long += c.too_long;
+        let fps: Vec<Fingerprint> = c.items.iter().map(|i| Fingerprint(i.fp)).collect();
+        // The chunk waits in `pending` until its decisions come: a spill set counts it.
+        self.dedup
+            .submit_holding(&fps, c.held_bytes(), &mut self.decisions)?;
+        // counted now (the reason is not written): moved, not copied
+        for r in &mut c.rejected {
+            self.stats.reject(std::mem::take(&mut r.reason));
+        }
+        if !c.items.is_empty() || !c.rejected.is_empty() {
+            self.pending.push_back(c);
+        } else {
+            self.recycle(c);
+        }
+        self.drain()?;
+
+        if self.dedup.durable() {
+            // What was committed is written now, not when the buffer fills (see PersistentDedup).
+            self.out.flush().map_err(RunError::Output)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the pending items that have a decision, in order, and the chunks' rejected
+    /// links among them at their places in the input (so that the JSONL rows do not depend on
+    /// where chunks were cut).
+    pub(super) fn drain(&mut self) -> Result<(), RunError> {
+        while let Some(c) = self.pending.pop_front() {
+            let (mut i, mut r) = self.done;
+            while i < c.items.len() {
+                let Some(new) = self.decisions.pop_front() else {
+                    break;
+                };
+                let item = &c.items[i];
+                while let Some(rej) = c.rejected.get(r).filter(|x| x.offset < item.offset) {
+                    self.write_rejected(&c, rej)?;
+                    r += 1;
+                }
+                self.account(&c, item, new);
+                if new {
+                    self.write(&c, item)?;
+                }
+                i += 1;
+            }
+            if i < c.items.len() {
+                // Decisions owed (a persistent set commits in batches): resume here.
+                self.done = (i, r);
+                self.pending.push_front(c);
+                break;
+            }
+            for rej in &c.rejected[r..] {
+                self.write_rejected(&c, rej)?;
+            }
+            self.done = (0, 0);
+            self.recycle(c);
+        }
+        Ok(())
+    }
+
+    /// Hands a finished chunk's buffers back to the jobs, emptied; frees them when the pool
+    /// is full.
+    pub(super) fn recycle(&self, c: ChunkOut) {
+        if self.spares.0.len() >= self.spare_limit {
+            return;
+        }
+        let mut spare = Spare {
+            text: c.text,
+            items: c.items,
+            rejected: c.rejected,
+        };
+        spare.text.clear();
+        spare.items.clear();
+        spare.rejected.clear();
+        let _ = self.spares.0.send(spare);
+    }
+
+    /// A link without a key: an object in JSONL, else only counted (in [`Sink::chunk`]).
+    pub(super) fn write_rejected(&mut self, c: &ChunkOut, r: &Rejected) -> Result<(), RunError> {
+        if self.opts.format != OutputFormat::Jsonl || self.opts.counts {
+            return Ok(());
+        }
+        let meta = c.meta.as_ref();
+        let v = serde_json::json!({
+            "rejected": r.original,
+            "error": r.error,
+            "file": meta.map(|m| &m.input),
+            "offset": r.offset,
+            "line": r.line,
+            "provenance": meta.and_then(|m| m.provenance.as_ref()),
+        });
+        writeln!(self.out, "{v}").map_err(RunError::Output)
+    }
+
+    pub(super) fn account(&mut self, c: &ChunkOut, item: &Item, new: bool) {
+        let level = self.opts.normalize.level;
+        let mut caught = None;
+        for (i, rung) in LOWER_RUNGS.into_iter().enumerate() {
+            if rung >= level {
+                break;
+            }
+            let seen = !self
+                .lower
+                .insert_tagged(Fingerprint(item.lower[i]), i as u8);
+            if seen && caught.is_none() && !new {
+                caught = Some(rung);
+            }
+        }
+        if new {
+            self.stats.unique_keys += 1;
+        } else if let Some(rung) = caught {
+            self.stats.duplicate(rung, 1);
+        } else if let Some(n) = &mut self.stats.approx_filter_seen {
+            // an approx filter's "seen" may be a wrong drop: not a duplicate of the rung
+            *n += 1;
+            self.stats.duplicates += 1;
+        } else {
+            self.stats.duplicate(level, 1);
+        }
+        // Exact repeats in the chunk: the string rung caught them (the first one's fingerprints
+        // are in the filters now).
+        let repeats = u64::from(item.repeats);
+        if repeats > 0 {
+            self.stats.duplicate(Level::String, repeats);
+        }
+        if self.opts.counts {
+            let n = 1 + repeats;
+            match self.count_index.get(&item.fp) {
+                Some(&i) => self.counts[i].1 += n,
+                None if new => {
+                    self.count_index.insert(item.fp, self.counts.len());
+                    self.counts.push((c.key(item).to_owned(), n));
+                }
+                None => {}
+            }
+        }
+    }
+
+    pub(super) fn write(&mut self, c: &ChunkOut, item: &Item) -> Result<(), RunError> {
+        if self.opts.counts {
+            return Ok(());
+        }
+        let w = &mut self.out;
+        let key = c.key(item);
+        let (input, provenance) = match &c.meta {
+            Some(m) => (m.input.as_str(), m.provenance.as_deref()),
+            None => ("", None),
+        };
+        let res = match self.opts.format {
+            OutputFormat::Keys => w
+                .write_all(key.as_bytes())
+                .and_then(|()| w.write_all(b"\n")),
+            OutputFormat::Tsv => {
+                let provenance = match provenance {
+                    Some(target) => target.to_owned(),
+                    None => format!("{input}:{}:{}", item.line, item.offset),
+                };
+                crate::write_row(
+                    w,
+                    Some(Fingerprint(item.fp)),
+                    key,
+                    c.original(item),
+                    &provenance,
+                )
+            }
+            OutputFormat::Jsonl => {
+                let v = serde_json::json!({
+                    "key": key,
+                    "original": c.original(item),
+                    "file": input,
+                    "offset": item.offset,
+                    "line": item.line,
+                    "provenance": provenance,
+                    "rung": item.reached.name(),
+                });
+                writeln!(w, "{v}")
+            }
+        };
+        res.map_err(RunError::Output)
+    }
+
+    pub(super) fn finish(&mut self) -> Result<(), RunError> {
+        self.dedup.finish(&mut self.decisions)?;
+        self.drain()?;
+        if self.opts.counts {
+            for (k, n) in std::mem::take(&mut self.counts) {
+                writeln!(self.out, "{}\t{n}", tsv(&k)).map_err(RunError::Output)?;
+            }
+        }
+        self.out.flush().map_err(RunError::Output)
+    }
+
+    pub(super) fn fill(&self, stats: &mut RunStats) {
+        stats.links_found = self.stats.links_found;
+        // inputs that failed partway through a range read (the reader's come first)
+        stats
+            .inputs_failed
+            .extend(self.stats.inputs_failed.iter().cloned());
+        stats.malformed_sequences += self.stats.malformed_sequences;
+        stats.too_long += self.stats.too_long;
+        stats.rejected = self.stats.rejected.clone();
+        stats.unique_keys = self.stats.unique_keys;
+        stats.duplicates = self.stats.duplicates;
+        stats.duplicates_by_rung = self.stats.duplicates_by_rung.clone();
+        stats.store_keys_at_open = self.dedup.store_keys_at_open();
+        stats.expected_false_drops = self.dedup.expected_false_drops();
+        stats.expected_false_drops_error = self.dedup.false_drops_error();
+        stats.approx_filter_seen = self.stats.approx_filter_seen;
+        stats.seen_set_warning = self.dedup.warning();
+        stats.seen_set_bytes = self.dedup.memory_bytes() as u64;
+        stats.peak_rss_bytes = crate::peak_rss_bytes();
+    }
+}

@@ -1,0 +1,155 @@
+//! Unit tests of the engine's internal pieces (range tiling, a file that shrank, malformed
+//! UTF-8 counting).
+
+use super::malformed_utf8;
+
+/// A fresh temporary folder for one test, and the path of `name` in it.
+#[cfg(unix)]
+fn temp_file(tag: &str, name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("ls-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join(name);
+    (dir, f)
+}
+
+/// Neighbouring ranges agree on their common cut without knowing each other: the chunks
+/// tile the file from the first byte after the BOM to its end, each with its look-ahead,
+/// for lines, long lines (cut at spaces) and one long token (cut at a character boundary).
+#[cfg(unix)]
+#[test]
+fn ranges_tile_the_file() {
+    use super::{RunOptions, read_range};
+    let (dir, f) = temp_file("ranges", "r.txt");
+    let lines: String = (0..3000)
+        .map(|i| format!("line {i} http://a{i}.example/\n"))
+        .collect();
+    let spaces = "wörd ".repeat(4000);
+    let token = "é".repeat(20_000);
+    for text in [lines, spaces, token] {
+        let bytes = [b"\xEF\xBB\xBF", text.as_bytes()].concat();
+        std::fs::write(&f, &bytes).unwrap();
+        let file = std::fs::File::open(&f).unwrap();
+        let len = bytes.len() as u64;
+        for chunk in [4096usize, 5000, 65536] {
+            let opts = RunOptions {
+                chunk_size: chunk,
+                ..RunOptions::default()
+            };
+            let mut at = 3u64;
+            let mut buf = Vec::new();
+            for k in 0..(len - 3).div_ceil(chunk as u64) {
+                let r = read_range(&file, 3, len, k, encoding_rs::UTF_8, &opts, &mut buf).unwrap();
+                assert_eq!(r.offset, at, "chunk {chunk}, range {k}");
+                at += r.body as u64;
+                let c = &buf[r.from..r.to];
+                assert_eq!(c, &bytes[r.offset as usize..r.offset as usize + c.len()]);
+                assert!(
+                    std::str::from_utf8(&c[..r.body]).is_ok(),
+                    "cut in a character"
+                );
+                assert_eq!(
+                    r.mid_token,
+                    k > 0 && !matches!(bytes[r.offset as usize - 1], b'\n' | b' ')
+                );
+            }
+            assert_eq!(at, len, "chunk {chunk}");
+        }
+    }
+    // a file that ends before the range does (it shrank after opening) is an error, not a
+    // short chunk
+    let file = std::fs::File::open(&f).unwrap();
+    let len = std::fs::metadata(&f).unwrap().len();
+    let e = read_range(
+        &file,
+        0,
+        len + 10,
+        0,
+        encoding_rs::UTF_8,
+        &RunOptions::default(),
+        &mut Vec::new(),
+    );
+    assert_eq!(
+        e.err().map(|e| e.kind()),
+        Some(std::io::ErrorKind::UnexpectedEof)
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// A file that is shorter than its size at opening: the ranges before the end are scanned,
+/// each later range fails, and the sink reports the input once.
+#[cfg(unix)]
+#[test]
+fn a_file_that_shrank_is_one_input_failure() {
+    use super::{Job, RunOptions, Sink, StreamMeta, work};
+    use std::sync::Arc;
+    let (dir, f) = temp_file("shrank", "s.txt");
+    let text: String = (0..2000)
+        .map(|i| format!("see http://s{i}.example/\n"))
+        .collect();
+    std::fs::write(&f, &text).unwrap();
+    let opts = RunOptions {
+        chunk_size: 4096,
+        ..RunOptions::default()
+    };
+    let file = Arc::new(std::fs::File::open(&f).unwrap());
+    let meta = Arc::new(StreamMeta {
+        input: "s.txt".into(),
+        provenance: None,
+    });
+    // as if the file had been 5 chunks longer when it was opened
+    let len = text.len() as u64 + 5 * 4096;
+    let free = crossbeam_channel::unbounded();
+    let mut dedup = crate::dedup::MemoryDedup::default();
+    let mut out = Vec::new();
+    let mut sink = Sink::new(&opts, &mut dedup, &mut out);
+    for k in 0..len.div_ceil(4096) {
+        let job = Job::Range {
+            meta: meta.clone(),
+            file: file.clone(),
+            start: 0,
+            len,
+            k,
+            encoding: encoding_rs::UTF_8,
+            free: free.clone(),
+        };
+        sink.chunk(work(job, &opts, &sink.spares.1.clone()))
+            .unwrap();
+    }
+    assert_eq!(sink.stats.inputs_failed.len(), 1);
+    assert_eq!(sink.stats.inputs_failed[0].input, "s.txt");
+    // every full range before the end was scanned
+    assert!(sink.stats.unique_keys >= 1900, "{}", sink.stats.unique_keys);
+    drop(sink);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn malformed_utf8_counts_as_encoding_rs_does() {
+    let cases: [&[u8]; 9] = [
+        b"plain ascii",
+        b"caf\xC3\xA9",
+        b"\xFF",
+        b"a\xC3",
+        b"\xE2\x82",
+        b"\xE2\x82x\xF0\x9F\x98",
+        b"\xC0\xAF\xED\xA0\x80",
+        b"\xF4\x90\x80\x80\x80",
+        b"\x80\x80\x80ok\xF8",
+    ];
+    for b in cases {
+        let (_, had) = encoding_rs::UTF_8.decode_without_bom_handling(b);
+        let mut dec = encoding_rs::UTF_8.new_decoder_without_bom_handling();
+        let mut out = String::with_capacity(64);
+        let (mut errors, mut rest) = (0u64, b);
+        loop {
+            let (r, read) = dec.decode_to_string_without_replacement(rest, &mut out, true);
+            rest = &rest[read..];
+            match r {
+                encoding_rs::DecoderResult::Malformed(..) => errors += 1,
+                _ => break,
+            }
+        }
+        assert_eq!(malformed_utf8(b), errors, "{b:?}");
+        assert_eq!(errors > 0, had, "{b:?}");
+    }
+}

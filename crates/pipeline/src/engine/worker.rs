@@ -1,0 +1,317 @@
+//! The worker: decodes and scans a chunk (or reads its range first), then normalizes and
+//! fingerprints each link at the chosen rung and those below it.
+
+use super::*;
+
+/// A worker's job: scan (if needed) and normalize.
+pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> ChunkOut {
+    let spare = spares.try_recv().unwrap_or_default();
+    let mut w = Worker {
+        opts,
+        keyer: Keyer::new(opts.input, &opts.normalize),
+        out: ChunkOut {
+            text: spare.text,
+            items: spare.items,
+            rejected: spare.rejected,
+            ..ChunkOut::default()
+        },
+        repeats: REPEATS.take(),
+        scratch: Default::default(),
+        implied: String::new(),
+    };
+    match job {
+        Job::Hits { meta, hits, offset } => {
+            w.out.meta = Some(meta);
+            // the sequential scanner counted the lines from the stream's start
+            w.out.stream_start = true;
+            for h in hits {
+                w.link(
+                    &h.text,
+                    &h.trimmed.trailing,
+                    h.kind,
+                    h.from_legacy,
+                    offset + h.start,
+                    h.line,
+                );
+            }
+        }
+        Job::Scan {
+            meta,
+            bytes,
+            body,
+            offset,
+            stream_start,
+            encoding,
+            mid_token,
+            next_mid_token,
+            recycle,
+        } => {
+            w.out.meta = Some(meta);
+            w.out.stream_start = stream_start;
+            w.scan(&bytes, body, offset, encoding, (mid_token, next_mid_token));
+            let _ = recycle.send(bytes);
+        }
+        #[cfg(unix)]
+        Job::Range {
+            meta,
+            file,
+            start,
+            len,
+            k,
+            encoding,
+            free,
+        } => {
+            w.out.stream_start = k == 0;
+            let mut buf = free.1.try_recv().unwrap_or_default();
+            match read_range(&file, start, len, k, encoding, opts, &mut buf) {
+                Ok(r) => w.scan(
+                    &buf[r.from..r.to],
+                    r.body,
+                    r.offset,
+                    encoding,
+                    (r.mid_token, r.next_mid_token),
+                ),
+                Err(e) => {
+                    w.out.failed = Some(InputFailure {
+                        input: meta.input.clone(),
+                        error: e.to_string(),
+                    })
+                }
+            }
+            w.out.meta = Some(meta);
+            let _ = free.0.send(buf);
+        }
+    }
+    let Worker {
+        out, mut repeats, ..
+    } = w;
+    repeats.0.clear();
+    REPEATS.set(repeats);
+    out
+}
+
+/// Malformed sequences in UTF-8 bytes, as a WHATWG decoder counts them (one U+FFFD for each
+/// maximal subpart, as `String::from_utf8_lossy` and encoding_rs replace them).
+pub(super) fn malformed_utf8(mut b: &[u8]) -> u64 {
+    // valid input, the common case, is checked with SIMD (several times the speed of
+    // `str::from_utf8` on ASCII); only invalid input is walked sequence by sequence
+    if simdutf8::basic::from_utf8(b).is_ok() {
+        return 0;
+    }
+    let mut n = 0;
+    while let Err(e) = std::str::from_utf8(b) {
+        n += 1;
+        match e.error_len() {
+            Some(len) => b = &b[e.valid_up_to() + len..],
+            // a sequence cut off by the end
+            None => break,
+        }
+    }
+    n
+}
+
+/// A worker's state for one chunk.
+pub(super) struct Worker<'a> {
+    pub(super) opts: &'a RunOptions,
+    pub(super) keyer: Keyer,
+    pub(super) out: ChunkOut,
+    pub(super) repeats: Repeats,
+    /// The final key in `uri` form (when the chosen form is another) and a lower rung's key.
+    pub(super) scratch: [String; 2],
+    /// A find without a scheme, with its implied one (`keyer::keyable`).
+    pub(super) implied: String,
+}
+
+impl Worker<'_> {
+    /// Scans one chunk of a stream: `bytes[..body]` is the chunk, the rest look-ahead; it starts
+    /// at input offset `offset`; `mid_token` says whether it starts inside a token, and
+    /// whether the next chunk does.
+    pub(super) fn scan(
+        &mut self,
+        bytes: &[u8],
+        body: usize,
+        offset: u64,
+        encoding: &'static Encoding,
+        (mid_token, next_mid_token): (bool, bool),
+    ) {
+        let opts = self.opts;
+        let lines = opts.format.shows_lines();
+        // UTF-8 is scanned in place (decoded only around candidates: no copy of the chunk)
+        // and validated on its own for the count of malformed sequences; other encodings are
+        // decoded whole, which counts them.
+        let utf8 = encoding == encoding_rs::UTF_8;
+        let mut scanner = Scanner::new(&ScanOptions {
+            encoding: EncodingChoice::Exact(encoding),
+            decode_all: !utf8,
+            lines,
+            html: opts.html,
+            ..opts.scan
+        });
+        // Which hits are this chunk's. At a clean cut, those that start before it. At a cut
+        // inside a token (no clean cut in the window, see `cut_in`), a hit that starts just
+        // after the cut may be the tail of a link that crossed it, which the chunk before
+        // found whole in its look-ahead: the hits from the cut to the token's end, or to
+        // `tail` bytes after the cut where the token is longer, belong to the chunk before,
+        // so that every start is owned by exactly one chunk and none is lost (issue #18 item
+        // 1: minified text, CR-only and NUL-separated lines). The chunk before a cut inside a
+        // token gets twice the look-ahead, so that a link it owns that starts up to `tail`
+        // bytes after the cut is found whole. (A hit after `tail` bytes of a token cannot be
+        // the tail of a link that crossed the cut: links are at most `tail` bytes long.)
+        let tail = opts.scan.max_link_len.max(64);
+        let token_end = |b: &[u8]| token_end(&b[..b.len().min(tail)]);
+        let from = if mid_token { token_end(bytes) } else { 0 } as u64;
+        let until = if next_mid_token {
+            body + token_end(&bytes[body..])
+        } else {
+            body
+        } as u64;
+        let mut take = |h: HitRef<'_>| {
+            if h.start < until && h.start >= from {
+                self.link(
+                    h.text,
+                    h.trimmed.trailing,
+                    h.kind,
+                    h.from_legacy,
+                    offset + h.start,
+                    h.line,
+                );
+            }
+        };
+        // Malformed sequences of the body only: the look-ahead is the next chunk's body.
+        let _ = scanner.feed_with(&bytes[..body], &mut take);
+        let malformed = if utf8 {
+            malformed_utf8(&bytes[..body])
+        } else {
+            scanner.stats().malformed_sequences
+        };
+        let _ = scanner.feed_with(&bytes[body..], &mut take);
+        let _ = scanner.finish_with(&mut take);
+        self.out.malformed = malformed;
+        // An overlong candidate that crosses the cut may be counted by both chunks.
+        self.out.too_long = scanner.stats().too_long;
+        if lines {
+            self.out.body_lines = memchr::memchr_iter(b'\n', &bytes[..body]).count() as u64;
+        }
+    }
+
+    /// Keys one link found at input offset `offset`, line `line`.
+    pub(super) fn link(
+        &mut self,
+        found: &str,
+        trailing: &str,
+        kind: LinkKind,
+        legacy: bool,
+        offset: u64,
+        line: u64,
+    ) {
+        self.out.links += 1;
+        let html = self.opts.html;
+        let unescaped = html.then(|| unescape_link(found, trailing, self.opts.scan.ascii_only));
+        let original = unescaped.as_deref().unwrap_or(found);
+        // the text keyed: a find without a scheme gets its implied one
+        let text = keyable(original, kind, &mut self.implied);
+        // One hash of the text: the string rung's fingerprint, the key when the link is its own
+        // key, and (its low half) the chunk's repeat index.
+        let fp = |s: &str| Fingerprint::of(s.as_bytes()).0;
+        let fp_text = fp(text);
+        let hash = fp_text as u64;
+        if let Some(&i) = self.repeats.0.get(&hash) {
+            let item = &self.out.items[i as usize];
+            if item.legacy == legacy && self.out.original(item) == original {
+                self.out.items[i as usize].repeats += 1;
+                return;
+            }
+        }
+        let keyer = &self.keyer;
+        let level = keyer.options().level;
+        let start = self.out.text.len();
+        if let Err(e) = keyer.key_into(text, legacy, &mut self.out.text) {
+            self.out.rejected.push(Rejected {
+                reason: reason(&e),
+                error: e.to_string(),
+                original: original.to_owned(),
+                offset,
+                line,
+            });
+            return;
+        }
+        let key_end = self.out.text.len();
+        // uri-form keys at the rungs below: for "duplicates caught by each rung" and `reached`.
+        let [scratch, below] = &mut self.scratch;
+        let final_uri: &str = if keyer.options().form == KeyForm::Uri {
+            &self.out.text[start..key_end]
+        } else {
+            scratch.clear();
+            let _ = keyer.uri_key_into(text, legacy, level, scratch);
+            scratch
+        };
+        // A link that is its own key is its own key at every rung below (a fixed point propagates
+        // down the ladder; crates/iri/tests/ladder_properties.rs): no rung below needs computing.
+        let (lower, reached) = if final_uri == text {
+            ([fp_text; 3], Level::String)
+        } else {
+            let mut lower = [0u128; 3];
+            let mut reached = level;
+            for (i, rung) in LOWER_RUNGS.into_iter().enumerate() {
+                if rung >= level {
+                    break;
+                }
+                let (k, f) = if rung == Level::String {
+                    (text, fp_text)
+                } else {
+                    below.clear();
+                    let _ = keyer.uri_key_into(text, legacy, rung, below);
+                    (below.as_str(), fp(below))
+                };
+                lower[i] = f;
+                if k == final_uri && reached == level {
+                    reached = rung;
+                }
+            }
+            (lower, reached)
+        };
+        let key = &self.out.text[start..key_end];
+        // The original is stored only when it differs from its key.
+        let fp_key = if key == text { fp_text } else { fp(key) };
+        if key != original {
+            self.out.text.push_str(original);
+        }
+        let i = self.out.items.len() as u32;
+        self.out.items.push(Item {
+            fp: fp_key,
+            start,
+            key_end,
+            end: self.out.text.len(),
+            offset,
+            line,
+            lower,
+            reached,
+            legacy,
+            repeats: 0,
+        });
+        self.repeats.0.insert(hash, i);
+    }
+}
+
+/// A reason for the summary: the error without its positions and characters, so that reasons
+/// group.
+pub(super) fn reason(e: &NormalizeError) -> String {
+    use linksieve_iri::{InputError, ParseErrorKind};
+    match e {
+        NormalizeError::Input {
+            source: InputError::Parse(p),
+            ..
+        } => match p.kind {
+            ParseErrorKind::InvalidChar(_) => format!("invalid character in {}", p.component),
+            ParseErrorKind::InvalidPercentEncoding => {
+                format!("'%' not followed by two hex digits in {}", p.component)
+            }
+            ParseErrorKind::InvalidIpLiteral => "invalid IP-literal".to_owned(),
+            ParseErrorKind::ColonInFirstSegment => {
+                "colon in the first segment of a relative path".to_owned()
+            }
+        },
+        NormalizeError::Input { source, .. } => source.to_string(),
+        NormalizeError::Relative { .. } => "relative reference (no scheme)".to_owned(),
+    }
+}
