@@ -95,6 +95,25 @@ impl<T, E: Into<redb::Error>> StoreCtx<T> for std::result::Result<T, E> {
     }
 }
 
+thread_local! {
+    /// True while this thread runs a call under [`guarded`]: its panics are not printed.
+    static SILENT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Wraps the panic hook in place at the first call (once per process) so that it stays quiet
+/// for a thread in [`guarded`] and prints as before for every other thread.
+fn quiet_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !SILENT.with(|s| s.get()) {
+                hook(info);
+            }
+        }));
+    });
+}
+
 /// Runs `f`, which calls redb, and turns a panic inside it into [`DedupError::CorruptStore`].
 ///
 /// redb 2.6.4 keeps an XXH3-128 checksum of every page in its parent (a Merkle tree), but
@@ -103,18 +122,19 @@ impl<T, E: Into<redb::Error>> StoreCtx<T> for std::result::Result<T, E> {
 /// and ordinary reads trust the pages. On a damaged page it may return garbage (which the
 /// store's own checksums catch), an error (`Corrupted`, a short read), or panic: it asserts on
 /// a file shorter than its header's layout, indexes slices by offsets read from the page, and
-/// calls `unreachable!` on an unknown page type. Those panics are caught here, with the panic
-/// hook silenced meanwhile so that the user sees one clear error, not a backtrace. The hook is
-/// process-wide: a panic of another thread in that window is not printed (it still unwinds).
+/// calls `unreachable!` on an unknown page type. Those panics are caught here, and not printed
+/// (the panic hook, wrapped once, stays quiet for this thread meanwhile), so that the user
+/// sees one clear error, not a backtrace. A hook set later by the application replaces the
+/// wrapper: the panic is then printed, and still caught.
 pub(super) fn guarded<T>(path: &Path, what: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
     if std::thread::panicking() {
-        // Already unwinding (a drop): the hook cannot be swapped, and a second panic aborts.
+        // Already unwinding (a drop): the hook cannot be set, and a second panic aborts.
         return f();
     }
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
+    quiet_hook();
+    let was = SILENT.with(|s| s.replace(true));
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    std::panic::set_hook(hook);
+    SILENT.with(|s| s.set(was));
     r.unwrap_or_else(|p| {
         let why = p
             .downcast_ref::<&str>()

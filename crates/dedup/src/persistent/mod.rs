@@ -1,22 +1,21 @@
 //! The persistent seen-set for crawler frontiers: fingerprints kept across runs in a redb file.
 //!
-//! `format.rs` holds the on-disk encoding (tables, checksummed values, identity), `runs.rs` the
-//! lookups in runs and their merges, `upgrade.rs` the upgrade of older formats; this file the
-//! public API.
+//! `format.rs` holds the on-disk encoding (tables, checksummed values, identity), `open.rs` the
+//! opening transaction, `runs.rs` the lookups in runs and their merges, `upgrade.rs` the
+//! upgrade of older formats; this file the public API.
 
 mod format;
+mod open;
 mod runs;
 #[cfg(test)]
 mod tests;
 mod upgrade;
 
-use crate::{DedupError, FINGERPRINT_VERSION, Fingerprint, Result, SeenSet};
+use crate::{DedupError, Fingerprint, Result, SeenSet};
 use format::{
-    CHUNKS, FP_BYTES, META, RUNS, RunInfo, StoreCtx, check_identity, corrupt, decode_publishing,
-    decode_tags, encode_tags, guarded, meta_get, meta_need, meta_put, read_u64, runs_digest,
-    stored_format,
+    CHUNKS, FP_BYTES, META, RUNS, RunInfo, StoreCtx, encode_tags, guarded, meta_put, runs_digest,
 };
-use redb::{Database, ReadableTable, ReadableTableMetadata};
+use redb::Database;
 use runs::{RunReader, RunWriter, lookup_dense, lookup_sparse, merge_levels};
 use std::path::{Path, PathBuf};
 
@@ -139,7 +138,7 @@ impl Default for PersistentOptions {
 /// measurements of both layouts.) The runs are also the filter: the answer new/seen comes from the merge, so nothing has to
 /// be kept in memory between batches but the list of runs.
 ///
-/// **Identity.** A `meta` table records [`STORE_FORMAT`], [`FINGERPRINT_VERSION`] and the
+/// **Identity.** A `meta` table records [`STORE_FORMAT`], [`FINGERPRINT_VERSION`](crate::FINGERPRINT_VERSION) and the
 /// caller's [`StoreIdentity`] when the store is made; [`open`](PersistentSet::open) refuses any
 /// other with [`DedupError::IdentityMismatch`]. It also keeps the key count and run numbers.
 ///
@@ -233,20 +232,9 @@ impl Drop for PersistentSet {
     }
 }
 
-/// What [`PersistentSet::open`] reads from the store.
-struct Opened {
-    run: u32,
-    discarded: Vec<u32>,
-    len: u64,
-    next_no: u64,
-    runs: Vec<RunInfo>,
-    /// The temporary output of a run killed while it put it in place, to remove.
-    stale: Option<PathBuf>,
-}
-
 impl PersistentSet {
     /// Opens the store at `path`, making it if there is no file there, and starts a new run.
-    /// A new store records `identity` (with [`STORE_FORMAT`] and [`FINGERPRINT_VERSION`]); an
+    /// A new store records `identity` (with [`STORE_FORMAT`] and [`FINGERPRINT_VERSION`](crate::FINGERPRINT_VERSION)); an
     /// existing one must have recorded the same, or [`DedupError::IdentityMismatch`] says which
     /// field differs. A store left by a killed process is recovered by redb (its last
     /// committed transaction). A store of an older format is upgraded (see [`STORE_FORMAT`]); a
@@ -308,143 +296,6 @@ impl PersistentSet {
             sorted: Vec::new(),
             status: Vec::new(),
             fresh: Vec::new(),
-        })
-    }
-
-    /// The open's transaction: makes, checks or upgrades the store, reads its state and
-    /// records the new run.
-    fn start(
-        db: &Database,
-        path: &Path,
-        identity: &StoreIdentity,
-        abandoned: Abandoned,
-    ) -> Result<Opened> {
-        let mut txn = db.begin_write().ctx(path)?;
-        txn.set_quick_repair(true);
-        let opened = {
-            let mut meta = txn.open_table(META).ctx(path)?;
-            let mut chunks = txn.open_table(CHUNKS).ctx(path)?;
-            let mut runs_table = txn.open_table(RUNS).ctx(path)?;
-            let empty = chunks.is_empty().ctx(path)? && runs_table.is_empty().ctx(path)?;
-            match stored_format(path, &meta, empty)? {
-                None => {
-                    let fields: [(&str, &[u8]); 10] = [
-                        ("store_format", &STORE_FORMAT.to_le_bytes()),
-                        ("fingerprint_version", &FINGERPRINT_VERSION.to_le_bytes()),
-                        ("rung", identity.rung.as_bytes()),
-                        ("form", identity.form.as_bytes()),
-                        ("ruleset_version", &identity.ruleset_version.to_le_bytes()),
-                        ("count", &0u64.to_le_bytes()),
-                        ("next_run", &1u32.to_le_bytes()),
-                        ("discarded_runs", &[]),
-                        ("next_run_no", &1u64.to_le_bytes()),
-                        ("runs_digest", &runs_digest(&[])),
-                    ];
-                    for (k, v) in fields {
-                        meta_put(path, &mut meta, k, v)?;
-                    }
-                }
-                Some(format) if format < STORE_FORMAT => {
-                    let raw = |key: &str| -> Result<Vec<u8>> {
-                        meta.get(key)
-                            .ctx(path)?
-                            .map(|v| v.value().to_vec())
-                            .ok_or_else(|| corrupt(path, format!("meta {key} missing")))
-                    };
-                    check_identity(path, format, raw, identity)?;
-                    upgrade::upgrade(path, format, &mut meta, &mut runs_table, &mut chunks)?;
-                }
-                Some(format) => {
-                    check_identity(path, format, |k| meta_need(path, &meta, k), identity)?;
-                }
-            }
-            Self::read_state(path, &mut meta, &runs_table, abandoned)?
-        };
-        txn.commit().ctx(path)?;
-        Ok(opened)
-    }
-
-    /// Reads the runs and counters (checked against each other) and records the new run.
-    fn read_state(
-        path: &Path,
-        meta: &mut redb::Table<'_, &str, &[u8]>,
-        runs_table: &redb::Table<'_, u64, &[u8]>,
-        abandoned: Abandoned,
-    ) -> Result<Opened> {
-        let mut runs = Vec::new();
-        for entry in runs_table.iter().ctx(path)? {
-            let (k, v) = entry.ctx(path)?;
-            runs.push(RunInfo::decode(path, k.value(), v.value())?);
-        }
-        if meta_need(path, meta, "runs_digest")? != runs_digest(&runs) {
-            return Err(corrupt(
-                path,
-                format!(
-                    "the list of runs ({} read) does not match its digest",
-                    runs.len()
-                ),
-            ));
-        }
-        let mut discarded = decode_tags(path, &meta_need(path, meta, "discarded_runs")?)?;
-        let get = |key: &str| read_u64(path, key, &meta_need(path, meta, key)?);
-        let run = u32::try_from(get("next_run")?)
-            .ok()
-            .filter(|&r| r < u32::MAX)
-            .ok_or_else(|| corrupt(path, "run numbers exhausted"))?;
-        let len = get("count")?;
-        let next_no = get("next_run_no")?;
-        if let Some(r) = runs.iter().find(|r| r.no >= next_no || r.tag >= run) {
-            return Err(corrupt(
-                path,
-                format!(
-                    "run {} (of process run {}): past the counters (next run {next_no}, next \
-                     process run {run})",
-                    r.no, r.tag
-                ),
-            ));
-        }
-        if discarded.iter().any(|&t| t >= run) {
-            return Err(corrupt(
-                path,
-                "meta discarded_runs: a process run not begun",
-            ));
-        }
-        let total = runs.iter().fold(0u64, |s, r| s.saturating_add(r.len));
-        if len > total {
-            return Err(corrupt(
-                path,
-                format!("meta count {len}: more than the {total} fingerprints of the runs"),
-            ));
-        }
-        // A run killed while it put its output in place (see `finish_with_output`): the
-        // temporary file is still there when the rename did not happen (the run's output is
-        // discarded, and the file is removed once this is committed); gone when it did (the
-        // run finished).
-        let stale = match meta_get(path, meta, "publishing")? {
-            Some(v) => {
-                meta.remove("publishing").ctx(path)?;
-                let (tag, tmp) = decode_publishing(path, &v)?;
-                if tmp.exists() {
-                    Some(tmp)
-                } else {
-                    discarded.retain(|&t| t != tag);
-                    None
-                }
-            }
-            None => None,
-        };
-        if abandoned == Abandoned::New {
-            discarded.push(run);
-        }
-        meta_put(path, meta, "discarded_runs", &encode_tags(&discarded))?;
-        meta_put(path, meta, "next_run", &(run + 1).to_le_bytes())?;
-        Ok(Opened {
-            run,
-            discarded,
-            len,
-            next_no,
-            runs,
-            stale,
         })
     }
 

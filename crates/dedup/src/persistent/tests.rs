@@ -2,7 +2,9 @@
 
 use super::format::{CHUNK_FPS, meta_value};
 use super::*;
+use crate::FINGERPRINT_VERSION;
 use crate::MemorySet;
+use redb::ReadableTable;
 
 fn id() -> StoreIdentity {
     StoreIdentity::new("scheme", "uri", 0)
