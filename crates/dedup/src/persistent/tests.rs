@@ -539,3 +539,18 @@ fn a_damaged_run_record_or_counter_is_found() {
         );
     }
 }
+
+#[test]
+fn a_panic_inside_the_database_is_a_typed_error() {
+    let path = Path::new("seen.redb");
+    let err = format::guarded(path, "testing", || -> Result<()> {
+        panic!("page 7 is odd")
+    })
+    .unwrap_err();
+    assert_corrupt(Err::<(), _>(err), "while testing (page 7 is odd)", "panic");
+    // The hook prints again for the thread afterwards, and errors pass through.
+    let err = format::guarded(path, "testing", || -> Result<()> {
+        Err(DedupError::InvalidConfig("x".into()))
+    });
+    assert!(matches!(err, Err(DedupError::InvalidConfig(_))));
+}
