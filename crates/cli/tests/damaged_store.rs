@@ -219,6 +219,7 @@ fn a_flipped_byte_is_found_or_harmless() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+    std::fs::remove_dir_all(&d).ok();
 }
 
 #[test]
