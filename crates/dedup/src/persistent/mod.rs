@@ -1,0 +1,678 @@
+//! The persistent seen-set for crawler frontiers: fingerprints kept across runs in a redb file.
+//!
+//! `format.rs` holds the on-disk encoding (tables, checksummed values, identity), `open.rs` the
+//! opening transaction, `runs.rs` the lookups in runs and their merges, `upgrade.rs` the
+//! upgrade of older formats; this file the public API.
+
+mod format;
+mod open;
+mod runs;
+#[cfg(test)]
+mod tests;
+mod upgrade;
+
+use crate::{DedupError, Fingerprint, Result, SeenSet};
+use format::{
+    CHUNKS, FP_BYTES, META, RUNS, RunInfo, StoreCtx, encode_tags, guarded, meta_put, runs_digest,
+};
+use redb::Database;
+use runs::{RunReader, RunWriter, lookup_dense, lookup_sparse, merge_levels};
+use std::path::{Path, PathBuf};
+
+/// The version of the store's layout (tables, chunk encoding, meta keys). Recorded in the
+/// store; a store of a later layout is refused with [`DedupError::IdentityMismatch`].
+///
+/// ```
+/// assert_eq!(linksieve_dedup::STORE_FORMAT, 3);
+/// ```
+///
+/// Format 3 gives every value a checksum (each chunk of a run, each run's record, each `meta`
+/// entry) and each chunk the first fingerprint of the run's next chunk, so that a damaged store
+/// is found (see *Damage* on [`PersistentSet`]). A store of format 2 or 1 is upgraded when it is
+/// opened, in the opening transaction: every chunk, run and meta entry is stored again with its
+/// checksum, after the checks that need none (lengths, order, each run's length); this writes
+/// the whole store once. Upgrading rather than refusing keeps the crawler's history: a store
+/// that had to be rebuilt would count every key as new once more.
+///
+/// Format 2 records which process runs wrote a discarded (atomic) output (`discarded_runs`)
+/// where format 1 kept a "last completed run" mark; a format-1 store is upgraded too (runs
+/// after that mark count as discarded, as format 1 counted them for `--out`).
+pub const STORE_FORMAT: u32 = 3;
+
+/// Lookup answers, ordered: a candidate keeps the largest it gets.
+const ABSENT: u8 = 0;
+const IN_ABANDONED: u8 = 1;
+const SEEN: u8 = 2;
+
+/// What keys of a store are: recorded when the store is made, compared at every open. Keys made
+/// with another rung, form or rule set are different strings, so a store refuses to mix them.
+///
+/// ```
+/// use linksieve_dedup::StoreIdentity;
+/// let id = StoreIdentity::new("scheme", "uri", 0);
+/// assert_eq!(id.rung, "scheme");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreIdentity {
+    /// The ladder rung of the keys (`"scheme"`...).
+    pub rung: String,
+    /// The key form (`"uri"`, `"iri"`, `"surt"`...).
+    pub form: String,
+    /// The version of the crawler rule set (0 when none).
+    pub ruleset_version: u32,
+}
+
+impl StoreIdentity {
+    /// An identity from its parts.
+    ///
+    /// ```
+    /// let id = linksieve_dedup::StoreIdentity::new("protocol", "surt", 3);
+    /// assert_eq!(id.ruleset_version, 3);
+    /// ```
+    pub fn new(rung: impl Into<String>, form: impl Into<String>, ruleset_version: u32) -> Self {
+        StoreIdentity {
+            rung: rung.into(),
+            form: form.into(),
+            ruleset_version,
+        }
+    }
+}
+
+/// What this run's output is, which says how the keys it commits count if it never finishes
+/// (killed, or stopped by an error): recorded in the store at open, so that every later run,
+/// whatever its own output, counts them the same way.
+///
+/// ```
+/// use linksieve_dedup::Abandoned;
+/// assert_eq!(Abandoned::default(), Abandoned::Seen);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Abandoned {
+    /// A stream (the default): what the run printed was kept, so its keys count as seen. A key
+    /// committed by the killed run just before it could print it is never printed (at most the
+    /// batch in flight).
+    #[default]
+    Seen,
+    /// Atomic (a temporary file renamed into place at the end): a run that never finishes has
+    /// no output, so every later run counts its keys as new once more (and commits them again
+    /// under its own run), and the rerun's output is complete.
+    New,
+}
+
+/// Options of [`PersistentSet::open`].
+///
+/// ```
+/// use linksieve_dedup::{Abandoned, PersistentOptions};
+/// let o = PersistentOptions { abandoned: Abandoned::New, ..PersistentOptions::default() };
+/// assert_eq!(o.cache_bytes, 256 << 20);
+/// ```
+#[derive(Clone, Debug)]
+pub struct PersistentOptions {
+    /// What this run's output is: how its keys count if it never finishes.
+    pub abandoned: Abandoned,
+    /// The database's page cache limit, in bytes (default 256 MiB).
+    pub cache_bytes: usize,
+}
+
+impl Default for PersistentOptions {
+    fn default() -> Self {
+        PersistentOptions {
+            abandoned: Abandoned::Seen,
+            cache_bytes: 256 << 20,
+        }
+    }
+}
+
+/// The persistent seen-set (`--seen PATH`): fingerprints kept across runs, so that a crawler
+/// frontier writes only keys no earlier run wrote.
+///
+/// **Store.** One [redb](https://www.redb.org) file holding a log-structured set: immutable
+/// sorted *runs* of fingerprints, each cut in chunks of 2,000 (32,000 bytes, one 32 KiB page),
+/// keyed by (run number, first fingerprint). A batch is sorted and deduplicated, looked up in
+/// every run (a sequential merge over the run's chunks, or one chunk read per candidate when
+/// the batch is small against the run), and its new fingerprints become a new run, all in one
+/// write transaction. Runs of one level are merged four at a time (k-way) into a run of the
+/// next level, so each fingerprint is rewritten about `log4(keys / batch)` times and the number
+/// of runs stays logarithmic. (A B-tree keyed by fingerprint, one entry per key or blocks of
+/// keys, rewrites every leaf for every large batch of random keys; the crate README has the
+/// measurements of both layouts.) The runs are also the filter: the answer new/seen comes from the merge, so nothing has to
+/// be kept in memory between batches but the list of runs.
+///
+/// **Identity.** A `meta` table records [`STORE_FORMAT`], [`FINGERPRINT_VERSION`](crate::FINGERPRINT_VERSION) and the
+/// caller's [`StoreIdentity`] when the store is made; [`open`](PersistentSet::open) refuses any
+/// other with [`DedupError::IdentityMismatch`]. It also keeps the key count and run numbers.
+///
+/// **Crash contract.** [`insert_batch`](SeenSet::insert_batch) returns only after the batch is
+/// durably committed (fsync, two-phase commit). The caller must write a batch's new keys to its
+/// output only after that. Then a `kill -9` at any moment never loses from the store a key that
+/// was written to the output as new, and a rerun over the same input catches up: keys of
+/// batches that were not committed are new to it and get committed and written. Keys of the
+/// batch that was committed but not yet written when the process died count as seen when the
+/// run streamed its output ([`Abandoned::Seen`]). A run whose output is a file renamed into
+/// place at the end opens with [`Abandoned::New`]: the store records it as *discarded* until
+/// it finishes, and every later run counts the keys of a discarded run as new (each run of
+/// fingerprints is tagged with the process run that wrote it, for this). Such a run ends with
+/// [`finish_with_output`](PersistentSet::finish_with_output), which puts its output in place
+/// and marks the run finished as one step that a kill cannot split; a streaming run ends with
+/// [`finish`](PersistentSet::finish). Only one process can open a store at a time (redb locks
+/// the file).
+///
+/// **Damage.** Every value carries a checksum over its key and contents (XXH3-64): each chunk
+/// of a run, each run's record (tag, level, length, first fingerprint) and each `meta` entry,
+/// and `meta` keeps a digest of the list of runs. Each chunk names the first fingerprint of the
+/// run's next chunk, so a lookup also finds a chunk that is missing or stored under another
+/// key. Every read checks what it reads, and the open checks the counters against the runs. A
+/// mismatch is [`DedupError::CorruptStore`] naming the run and chunk or the entry, never a
+/// wrong answer; a panic inside redb on a damaged page is caught and reported the same way.
+/// redb's own page checksums are not enough for this: redb 2.6.4 verifies them only when it
+/// repairs a file that was not closed cleanly, and then silently rolls back to the previous
+/// commit (see `guarded` in `format.rs`). What a checksum cannot see is a store rolled back
+/// as a whole to an earlier consistent commit (a damaged commit slot of redb's header): the
+/// keys of the commits after it count as new again.
+///
+/// ```
+/// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("seen.redb");
+/// let id = StoreIdentity::new("scheme", "uri", 0);
+/// let mut new = Vec::new();
+///
+/// let mut run1 = PersistentSet::open(&path, &id, PersistentOptions::default()).unwrap();
+/// run1.insert_batch(&[Fingerprint(1), Fingerprint(2), Fingerprint(1)], &mut new).unwrap();
+/// assert_eq!(new, [true, true, false]); // committed: now write keys 1 and 2
+/// run1.finish().unwrap();
+///
+/// let mut run2 = PersistentSet::open(&path, &id, PersistentOptions::default()).unwrap();
+/// run2.insert_batch(&[Fingerprint(2), Fingerprint(3)], &mut new).unwrap();
+/// assert_eq!(new, [false, true]);
+/// assert_eq!(run2.len(), 3);
+/// drop(run2);
+///
+/// let other = StoreIdentity::new("scheme", "surt", 0);
+/// assert!(PersistentSet::open(&path, &other, PersistentOptions::default()).is_err());
+/// ```
+pub struct PersistentSet {
+    /// `None` only while dropped (the database is closed under [`guarded`]).
+    db: Option<Database>,
+    path: PathBuf,
+    run: u32,
+    /// Process runs with atomic output that did not finish (this one among them until it does):
+    /// their keys count as new (see [`Abandoned`]).
+    discarded: Vec<u32>,
+    len: u64,
+    cache_bytes: usize,
+    runs: Vec<RunInfo>,
+    next_no: u64,
+    sorted: Vec<(u128, usize)>,
+    status: Vec<u8>,
+    fresh: Vec<u128>,
+}
+
+impl std::fmt::Debug for PersistentSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PersistentSet")
+            .field("path", &self.path)
+            .field("run", &self.run)
+            .field("discarded", &self.discarded)
+            .field("len", &self.len)
+            .field("runs", &self.runs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for PersistentSet {
+    fn drop(&mut self) {
+        if let Some(db) = self.db.take() {
+            // redb writes its allocator state when it closes, which may panic on a damaged file.
+            let _ = guarded(&self.path, "closing", || {
+                drop(db);
+                Ok(())
+            });
+        }
+    }
+}
+
+impl PersistentSet {
+    /// Opens the store at `path`, making it if there is no file there, and starts a new run.
+    /// A new store records `identity` (with [`STORE_FORMAT`] and [`FINGERPRINT_VERSION`](crate::FINGERPRINT_VERSION)); an
+    /// existing one must have recorded the same, or [`DedupError::IdentityMismatch`] says which
+    /// field differs. A store left by a killed process is recovered by redb (its last
+    /// committed transaction). A store of an older format is upgraded (see [`STORE_FORMAT`]); a
+    /// damaged one is [`DedupError::CorruptStore`].
+    ///
+    /// ```
+    /// use linksieve_dedup::{DedupError, PersistentOptions, PersistentSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("seen.redb");
+    /// let set = PersistentSet::open(&path, &StoreIdentity::new("scheme", "uri", 0), PersistentOptions::default()).unwrap();
+    /// assert_eq!(set.run_id(), 1);
+    /// drop(set);
+    /// let err = PersistentSet::open(&path, &StoreIdentity::new("syntax", "uri", 0), PersistentOptions::default()).unwrap_err();
+    /// assert!(matches!(err, DedupError::IdentityMismatch { field: "rung", .. }));
+    /// ```
+    pub fn open(
+        path: impl AsRef<Path>,
+        identity: &StoreIdentity,
+        options: PersistentOptions,
+    ) -> Result<PersistentSet> {
+        let path = path.as_ref().to_path_buf();
+        if !path.exists() {
+            // A new database file is made beside the target and renamed into place, so that a
+            // process killed while redb writes the file's first pages never leaves a half-made
+            // store behind (that file would not open again).
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let tmp = path.with_file_name(format!(".{name}.creating-{}", std::process::id()));
+            drop(Database::builder().create(&tmp).ctx(&tmp)?);
+            std::fs::rename(&tmp, &path).map_err(|e| DedupError::Io {
+                op: "create seen store",
+                path: path.clone(),
+                source: e,
+            })?;
+        }
+        let (db, opened) = guarded(&path, "opening it", || {
+            let db = Database::builder()
+                .set_cache_size(options.cache_bytes)
+                .create(&path)
+                .ctx(&path)?;
+            let opened = Self::start(&db, &path, identity, options.abandoned)?;
+            Ok((db, opened))
+        })?;
+        if let Some(tmp) = opened.stale {
+            // Best effort: what is left is a stray file, never a wrong answer.
+            let _ = std::fs::remove_file(tmp);
+        }
+        Ok(PersistentSet {
+            db: Some(db),
+            path,
+            run: opened.run,
+            discarded: opened.discarded,
+            len: opened.len,
+            cache_bytes: options.cache_bytes,
+            runs: opened.runs,
+            next_no: opened.next_no,
+            sorted: Vec::new(),
+            status: Vec::new(),
+            fresh: Vec::new(),
+        })
+    }
+
+    fn db(&self) -> &Database {
+        self.db
+            .as_ref()
+            .expect("the database is open until the set is dropped")
+    }
+
+    /// Marks this run finished (durably): its keys are seen by every later run. Call it when the
+    /// run's output is complete (for a stream: flushed). A run with atomic output uses
+    /// [`finish_with_output`](Self::finish_with_output) instead.
+    ///
+    /// ```
+    /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
+    /// set.finish().unwrap();
+    /// ```
+    pub fn finish(mut self) -> Result<()> {
+        self.discarded.retain(|&t| t != self.run);
+        self.write_meta(&[("discarded_runs", &encode_tags(&self.discarded))], &[])
+    }
+
+    /// Puts this run's output in place and marks the run finished, as one step that a kill
+    /// cannot split: `publish` must make `tmp` disappear (rename it onto the output) and
+    /// return `Ok` only once it has. The store first records `tmp` durably; if the process
+    /// dies before the run is marked finished, the next [`open`](Self::open) finds out
+    /// whether the rename happened: `tmp` gone, the run counts as finished; `tmp` still there,
+    /// its output is discarded (the file is removed) and its keys count as new again. When
+    /// `publish` fails, the same is decided at once (the run stays discarded if `tmp` is still
+    /// there, and the caller may remove it), and its error is returned.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Abandoned, Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let (store, tmp, out) = (dir.path().join("s"), dir.path().join(".out.tmp"), dir.path().join("out"));
+    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let atomic = PersistentOptions { abandoned: Abandoned::New, ..Default::default() };
+    /// let mut set = PersistentSet::open(&store, &id, atomic.clone()).unwrap();
+    /// let mut new = Vec::new();
+    /// set.insert_batch(&[Fingerprint(7)], &mut new).unwrap();
+    /// std::fs::write(&tmp, "key 7\n").unwrap();
+    /// set.finish_with_output(&tmp, || std::fs::rename(&tmp, &out)).unwrap();
+    /// assert!(out.exists());
+    /// let mut next = PersistentSet::open(&store, &id, atomic).unwrap();
+    /// next.insert_batch(&[Fingerprint(7)], &mut new).unwrap();
+    /// assert_eq!(new, [false]);
+    /// ```
+    pub fn finish_with_output(
+        mut self,
+        tmp: &Path,
+        publish: impl FnOnce() -> std::io::Result<()>,
+    ) -> Result<()> {
+        // Absolute: the next open may run in another directory.
+        let tmp_abs = std::path::absolute(tmp).map_err(|e| DedupError::Io {
+            op: "resolve the temporary output's path",
+            path: tmp.to_path_buf(),
+            source: e,
+        })?;
+        let mut marker = self.run.to_le_bytes().to_vec();
+        marker.extend_from_slice(tmp_abs.as_os_str().as_encoded_bytes());
+        self.write_meta(&[("publishing", &marker)], &[])?;
+        let published = publish();
+        // After an error, the file says what happened, now rather than at the next open (the
+        // caller may remove a file that is still there, which would read as "renamed").
+        let in_place = published.is_ok() || !tmp_abs.exists();
+        if in_place {
+            self.discarded.retain(|&t| t != self.run);
+        }
+        self.write_meta(
+            &[("discarded_runs", &encode_tags(&self.discarded))],
+            &["publishing"],
+        )?;
+        published.map_err(|e| DedupError::Io {
+            op: "put the output in place",
+            path: tmp.to_path_buf(),
+            source: e,
+        })
+    }
+
+    /// Sets and removes meta entries in one durable transaction.
+    fn write_meta(&self, set: &[(&str, &[u8])], remove: &[&str]) -> Result<()> {
+        let path = &self.path;
+        guarded(path, "writing", || {
+            let mut txn = self.db().begin_write().ctx(path)?;
+            txn.set_quick_repair(true);
+            {
+                let mut meta = txn.open_table(META).ctx(path)?;
+                for &(k, v) in set {
+                    meta_put(path, &mut meta, k, v)?;
+                }
+                for &k in remove {
+                    meta.remove(k).ctx(path)?;
+                }
+            }
+            txn.commit().ctx(path)
+        })
+    }
+
+    /// This run's number (1 for the first run of a store).
+    ///
+    /// ```
+    /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let p = dir.path().join("s");
+    /// drop(PersistentSet::open(&p, &id, PersistentOptions::default()).unwrap());
+    /// assert_eq!(PersistentSet::open(&p, &id, PersistentOptions::default()).unwrap().run_id(), 2);
+    /// ```
+    pub fn run_id(&self) -> u32 {
+        self.run
+    }
+
+    /// The number of keys in the store.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
+    /// set.insert_batch(&[Fingerprint(4)], &mut Vec::new()).unwrap();
+    /// assert_eq!(set.len(), 1);
+    /// ```
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True when the store holds no key.
+    ///
+    /// ```
+    /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// assert!(PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The number of runs in the store now (for measurements).
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
+    /// for v in 0..4u128 { set.insert_batch(&[Fingerprint(v)], &mut Vec::new()).unwrap(); }
+    /// assert_eq!(set.runs(), 1); // four runs of level 0 were merged into one
+    /// ```
+    pub fn runs(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// True when the store holds the fingerprint (committed by any run, this one included).
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
+    /// set.insert_batch(&[Fingerprint(4)], &mut Vec::new()).unwrap();
+    /// assert!(set.contains(Fingerprint(4)).unwrap());
+    /// assert!(!set.contains(Fingerprint(5)).unwrap());
+    /// ```
+    pub fn contains(&self, fp: Fingerprint) -> Result<bool> {
+        let path = &self.path;
+        guarded(path, "reading", || {
+            let txn = self.db().begin_read().ctx(path)?;
+            let table = txn.open_table(CHUNKS).ctx(path)?;
+            let cand = [(fp.0, 0usize)];
+            let mut status = [ABSENT];
+            for run in &self.runs {
+                lookup_sparse(path, &table, run, &cand, &mut status, SEEN)?;
+                if status[0] != ABSENT {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        })
+    }
+
+    /// All fingerprints in the store, in increasing order, each once (a read transaction; for
+    /// tests, exports and rebuilding filters). Every run is read whole and checked.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
+    /// set.insert_batch(&[Fingerprint(9), Fingerprint(4)], &mut Vec::new()).unwrap();
+    /// set.insert_batch(&[Fingerprint(1)], &mut Vec::new()).unwrap();
+    /// assert_eq!(set.fingerprints().unwrap(), [Fingerprint(1), Fingerprint(4), Fingerprint(9)]);
+    /// ```
+    pub fn fingerprints(&self) -> Result<Vec<Fingerprint>> {
+        let path = &self.path;
+        let mut out = guarded(path, "reading", || {
+            let txn = self.db().begin_read().ctx(path)?;
+            let table = txn.open_table(CHUNKS).ctx(path)?;
+            let mut out = Vec::new();
+            for run in &self.runs {
+                let mut reader = RunReader::new(*run);
+                while let Some(v) = reader.next(path, &table)? {
+                    out.push(Fingerprint(v));
+                }
+            }
+            Ok(out)
+        })?;
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// The size of the store file in bytes (including pages redb keeps free for reuse; see
+    /// [`compact`](PersistentSet::compact)).
+    ///
+    /// ```
+    /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
+    /// assert!(set.disk_bytes().unwrap() > 0);
+    /// ```
+    pub fn disk_bytes(&self) -> Result<u64> {
+        std::fs::metadata(&self.path)
+            .map(|m| m.len())
+            .map_err(|source| DedupError::Io {
+                op: "stat seen store",
+                path: self.path.clone(),
+                source,
+            })
+    }
+
+    /// Gives free pages back to the file system (redb's compaction); true when it did.
+    ///
+    /// ```
+    /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
+    /// set.compact().unwrap();
+    /// ```
+    pub fn compact(&mut self) -> Result<bool> {
+        let path = &self.path;
+        match self.db.as_mut() {
+            Some(db) => guarded(path, "compacting", || db.compact().ctx(path)),
+            None => Ok(false),
+        }
+    }
+
+    /// Whether the keys of process run `tag` count as new (its output was discarded).
+    fn is_discarded(&self, tag: u32) -> bool {
+        tag != self.run && self.discarded.contains(&tag)
+    }
+
+    /// How a lookup hit in a run counts: seen, or only in a discarded run (see [`Abandoned`]).
+    fn class(&self, tag: u32) -> u8 {
+        if self.is_discarded(tag) {
+            IN_ABANDONED
+        } else {
+            SEEN
+        }
+    }
+
+    /// Sorts the batch, looks it up, writes its new fingerprints as a run and commits (see
+    /// [`SeenSet::insert_batch`]); `new` has the batch's length, all false.
+    fn insert_sorted(&mut self, fps: &[Fingerprint], new: &mut [bool]) -> Result<()> {
+        let path = self.path.clone();
+        self.sorted.clear();
+        self.sorted
+            .extend(fps.iter().enumerate().map(|(i, fp)| (fp.0, i)));
+        self.sorted.sort_unstable();
+        // Sorted by (fingerprint, position): the first of equal ones is the first occurrence.
+        self.sorted.dedup_by_key(|e| e.0);
+        self.status.clear();
+        self.status.resize(self.sorted.len(), ABSENT);
+
+        let mut txn = self.db().begin_write().ctx(&path)?;
+        txn.set_quick_repair(true);
+        let mut runs = self.runs.clone();
+        let mut next_no = self.next_no;
+        let mut added = 0u64;
+        {
+            let mut chunks = txn.open_table(CHUNKS).ctx(&path)?;
+            let mut runs_table = txn.open_table(RUNS).ctx(&path)?;
+            for run in &self.runs {
+                let class = self.class(run.tag);
+                let run_chunks = run.len.div_ceil(format::CHUNK_FPS as u64);
+                let (sorted, status) = (&self.sorted, &mut self.status);
+                if (sorted.len() as u64) * 2 < run_chunks {
+                    lookup_sparse(&path, &chunks, run, sorted, status, class)?;
+                } else {
+                    lookup_dense(&path, &chunks, run, sorted, status, class)?;
+                }
+            }
+            self.fresh.clear();
+            for (&(fp, idx), &st) in self.sorted.iter().zip(&self.status) {
+                // A key only in discarded runs was never in an output that was kept.
+                if st != SEEN {
+                    new[idx] = true;
+                    self.fresh.push(fp);
+                    added += (st == ABSENT) as u64;
+                }
+            }
+            if !self.fresh.is_empty() {
+                let mut writer = RunWriter::new(next_no);
+                for &fp in &self.fresh {
+                    writer.push(&path, &mut chunks, fp)?;
+                }
+                let (len, first) = writer.finish(&path, &mut chunks)?;
+                let info = RunInfo {
+                    no: next_no,
+                    tag: self.run,
+                    level: 0,
+                    len,
+                    first,
+                };
+                next_no += 1;
+                runs_table.insert(info.no, &info.encode()[..]).ctx(&path)?;
+                runs.push(info);
+                // Runs that may be merged together: of the same process run, or both of runs
+                // whose keys count as seen for good (the merged run takes the larger tag, which
+                // must count the same).
+                let discarded = &self.discarded;
+                let compatible = |a: &RunInfo, b: &RunInfo| {
+                    a.tag == b.tag || !(discarded.contains(&a.tag) || discarded.contains(&b.tag))
+                };
+                merge_levels(
+                    &path,
+                    &mut chunks,
+                    &mut runs_table,
+                    &mut runs,
+                    &mut next_no,
+                    compatible,
+                )?;
+            }
+            let mut meta = txn.open_table(META).ctx(&path)?;
+            meta_put(&path, &mut meta, "count", &(self.len + added).to_le_bytes())?;
+            meta_put(&path, &mut meta, "next_run_no", &next_no.to_le_bytes())?;
+            meta_put(&path, &mut meta, "runs_digest", &runs_digest(&runs))?;
+        }
+        txn.commit().ctx(&path)?;
+        self.len += added;
+        self.runs = runs;
+        self.next_no = next_no;
+        Ok(())
+    }
+}
+
+impl SeenSet for PersistentSet {
+    /// Sorts the batch, looks it up in the store's runs, writes its new fingerprints as a new
+    /// run (merging runs when a level is full) in one write transaction, and commits durably
+    /// before returning (see the crash contract on [`PersistentSet`]). On error nothing of the
+    /// batch is committed and no answer may be used; a damaged store is
+    /// [`DedupError::CorruptStore`].
+    fn insert_batch(&mut self, fps: &[Fingerprint], new: &mut Vec<bool>) -> Result<()> {
+        new.clear();
+        new.resize(fps.len(), false);
+        if fps.is_empty() {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        guarded(&path, "writing a batch", || self.insert_sorted(fps, new))
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Scratch buffers plus the page cache limit given at open.
+    fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.cache_bytes
+            + self.sorted.capacity() * std::mem::size_of::<(u128, usize)>()
+            + self.status.capacity()
+            + self.fresh.capacity() * FP_BYTES
+            + self.runs.capacity() * std::mem::size_of::<RunInfo>()
+    }
+}
