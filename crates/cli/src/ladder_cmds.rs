@@ -4,7 +4,6 @@
 use crate::lines::{self, LineArgs, Mode, Reply};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use linksieve_dedup::StoreIdentity;
 use linksieve_iri::{
     Comparison, InputMode, KeyForm, Level, NormalizeOptions, Redirects, Rules, compare_str,
     normalize_str,
@@ -117,30 +116,13 @@ pub struct IdentityArgs {
     form: FormArg,
 }
 
-/// What a seen-set of keys made with `opts` records and checks (`--seen`, and the Spark
-/// driver's Parquet key set): rung, form and the rules file's `version` (0 without one).
-pub(crate) fn store_identity(opts: &NormalizeOptions) -> StoreIdentity {
-    StoreIdentity::new(
-        opts.level.name(),
-        opts.form.name(),
-        opts.rules.as_ref().map_or(0, |r| r.version),
-    )
-}
-
 /// Runs `linksieve identity`: prints, as one JSON object, the identity of the keys these options
 /// make (hash, hash version, rung, form, rule-set version), for engines that keep their own
 /// seen-set and must refuse to mix keys of different kinds.
 pub fn identity(a: &IdentityArgs) -> Result<ExitCode> {
     let opts = options(&a.ladder, InputMode::Leiri, a.form.into())?;
-    let id = store_identity(&opts);
-    let v = serde_json::json!({
-        "hash": "xxh3-128",
-        "hash_version": linksieve_dedup::FINGERPRINT_VERSION,
-        "rung": id.rung,
-        "form": id.form,
-        "ruleset_version": id.ruleset_version,
-    });
-    writeln!(std::io::stdout().lock(), "{v}")?;
+    let id = linksieve_pipeline::seen::KeyIdentity::of(&opts);
+    writeln!(std::io::stdout().lock(), "{}", id.to_json())?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -83,6 +83,7 @@ pub const EXIT_STORE: u8 = 4;
 fn exit_status(e: &anyhow::Error) -> u8 {
     use linksieve_dedup::DedupError;
     use linksieve_pipeline::RunError;
+    use linksieve_pipeline::output::OutputError;
     let store = |d: &DedupError| match d {
         DedupError::InvalidConfig(_) | DedupError::IdentityMismatch { .. } => 2,
         _ => EXIT_STORE,
@@ -96,11 +97,16 @@ fn exit_status(e: &anyhow::Error) -> u8 {
         if let Some(RunError::Dedup(d)) = c.downcast_ref::<RunError>() {
             return store(d);
         }
+        if let Some(OutputError::Store(d)) = c.downcast_ref::<OutputError>() {
+            return store(d);
+        }
     }
     // `OutputFailure` is a context (anyhow finds it on the error, not in its chain)
     let output = e.downcast_ref::<run_cmd::OutputFailure>().is_some()
-        || e.chain()
-            .any(|c| matches!(c.downcast_ref::<RunError>(), Some(RunError::Output(_))));
+        || e.chain().any(|c| {
+            matches!(c.downcast_ref::<RunError>(), Some(RunError::Output(_)))
+                || c.downcast_ref::<OutputError>().is_some()
+        });
     if output { EXIT_OUTPUT } else { 2 }
 }
 

@@ -1,13 +1,15 @@
 //! `linksieve run`: the main job. Argument parsing, the progress bar, signals and the output file;
 //! the work is `linksieve_pipeline::run`.
 
-use crate::ladder_cmds::{FormArg, LadderArgs, options, store_identity};
+use crate::ladder_cmds::{FormArg, LadderArgs, options};
 use crate::lines::Mode;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
-use linksieve_dedup::{Abandoned, PersistentOptions, PersistentSet, SpillConfig, StoreIdentity};
 use linksieve_iri::InputMode;
-use linksieve_pipeline::dedup::{ApproxDedup, Dedup, MemoryDedup, PersistentDedup, SpillDedup};
+use linksieve_pipeline::Report;
+use linksieve_pipeline::dedup::Dedup;
+use linksieve_pipeline::output::{AtomicOutput, same_file};
+use linksieve_pipeline::seen::{KeyIdentity, SeenKind, SeenOptions};
 use linksieve_pipeline::{
     InputSpec, OutputFormat, RunError, RunOptions, WarcRecords, expand_inputs,
 };
@@ -148,53 +150,24 @@ pub struct SeenArgs {
 }
 
 impl SeenArgs {
-    /// The seen-set these options ask for; a persistent one is opened with `id` (and refuses a
-    /// store made with another). `atomic`: the output goes to a file renamed into place at the
-    /// end (`--out`) rather than to a stream.
-    fn open(&self, id: &StoreIdentity, atomic: bool) -> Result<Box<dyn Dedup>> {
-        if self.memory.is_some() && !matches!(self.dedup, DedupArg::Spill | DedupArg::Approx) {
-            bail!("--memory sets the budget of --dedup spill or approx");
-        }
-        let Some(path) = &self.seen else {
-            return Ok(match self.dedup {
-                DedupArg::Memory => Box::new(MemoryDedup::default()),
-                DedupArg::Spill => {
-                    let budget = self.memory.unwrap_or(512 << 20);
-                    Box::new(SpillDedup::new(SpillConfig::new(budget))?)
-                }
-                DedupArg::Approx => {
-                    let d = ApproxDedup::new(self.expected, self.fp_rate)?;
-                    Box::new(match self.memory {
-                        Some(m) => d.with_max_bytes(m),
-                        None => d,
-                    })
-                }
-            });
-        };
-        // With --out the output of a killed run is never renamed into place, so keys it committed
-        // must count as new again; on a stream they were (probably) printed.
-        let abandoned = if atomic {
-            Abandoned::New
-        } else {
-            Abandoned::Seen
-        };
-        let set = PersistentSet::open(
-            path,
-            id,
-            PersistentOptions {
-                abandoned,
-                ..Default::default()
+    /// The seen-set these options ask for (see [`SeenOptions::open`]).
+    fn open(&self, id: &KeyIdentity, atomic: bool) -> Result<Box<dyn Dedup>> {
+        let o = SeenOptions {
+            kind: match self.dedup {
+                DedupArg::Memory => SeenKind::Memory,
+                DedupArg::Spill => SeenKind::Spill,
+                DedupArg::Approx => SeenKind::Approx,
             },
-        )
-        .with_context(|| format!("--seen {}", path.display()))?;
-        // Atomic output: large batches (fast). A stream: commit each chunk, so that a kill -9
-        // leaves at most one chunk's keys committed but not written.
-        let batch = if atomic {
-            linksieve_pipeline::dedup::PERSISTENT_BATCH
-        } else {
-            0
+            memory: self.memory,
+            fp_rate: self.fp_rate,
+            expected: self.expected,
+            store: self.seen.clone(),
         };
-        Ok(Box::new(PersistentDedup::new(set, batch)))
+        let d = o.open(&id.store(), atomic);
+        match &self.seen {
+            Some(path) => d.with_context(|| format!("--seen {}", path.display())),
+            None => Ok(d?),
+        }
     }
 }
 
@@ -220,7 +193,7 @@ pub fn dedup(a: &DedupArgs) -> Result<ExitCode> {
     out_is_not_the_store(a.io.out.as_deref(), a.seen.seen.as_deref())?;
     let mut dedup = a
         .seen
-        .open(&store_identity(&normalize), a.io.out.is_some())?;
+        .open(&KeyIdentity::of(&normalize), a.io.out.is_some())?;
     let cancel = cancel_on_sigint()?;
     let (mut out, tmp) = open_output(a.io.out.as_deref())?;
     let result = linksieve_pipeline::dedup_lines(&inputs, dedup.as_mut(), &mut out, &cancel);
@@ -249,29 +222,9 @@ fn cancel_on_sigint() -> Result<Arc<AtomicBool>> {
 /// `--out` and `--seen` naming one file (by path, symlink or hard link) is a usage error: the
 /// output's rename would replace the store with the key list.
 fn out_is_not_the_store(out: Option<&Path>, seen: Option<&Path>) -> Result<()> {
-    let (Some(out), Some(seen)) = (out, seen) else {
-        return Ok(());
-    };
-    // the path as it will be, for a file not made yet: its folder resolved, then its name
-    let resolved = |p: &Path| -> PathBuf {
-        let dir = p
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        match (std::fs::canonicalize(dir), p.file_name()) {
-            (Ok(d), Some(n)) => d.join(n),
-            _ => p.to_path_buf(),
-        }
-    };
-    let same = match (std::fs::metadata(out), std::fs::metadata(seen)) {
-        #[cfg(unix)]
-        (Ok(a), Ok(b)) => {
-            use std::os::unix::fs::MetadataExt;
-            (a.dev(), a.ino()) == (b.dev(), b.ino())
-        }
-        _ => resolved(out) == resolved(seen),
-    };
-    if same {
+    if let (Some(out), Some(seen)) = (out, seen)
+        && same_file(out, seen)
+    {
         bail!(
             "--out {} is the --seen store: the output would replace it",
             out.display()
@@ -282,11 +235,12 @@ fn out_is_not_the_store(out: Option<&Path>, seen: Option<&Path>) -> Result<()> {
 
 /// Standard output, or a temporary file beside `path` that `End::conclude` renames into place
 /// (call it after the seen store is opened: it removes strays of killed runs).
-fn open_output(path: Option<&Path>) -> Result<(Box<dyn Write>, Option<tempfile_path::Tmp>)> {
+fn open_output(path: Option<&Path>) -> Result<(Box<dyn Write>, Option<AtomicOutput>)> {
     Ok(match path {
         Some(path) => {
-            let tmp = tempfile_path::Tmp::create(path)?;
-            (Box::new(tmp.file()?), Some(tmp))
+            let tmp =
+                AtomicOutput::create(path).with_context(|| format!("--out {}", path.display()))?;
+            (Box::new(tmp.writer()?), Some(tmp))
         }
         None => (Box::new(std::io::stdout().lock()), None),
     })
@@ -301,36 +255,6 @@ fn flushed<S>(result: Result<S, RunError>, mut out: Box<dyn Write + '_>) -> Resu
     drop(out);
     result
 }
-
-/// The counters `run` and `dedup` report at the end.
-trait Report {
-    fn failures(&mut self) -> &mut Vec<linksieve_pipeline::InputFailure>;
-    fn json(&self) -> String;
-    fn text(&self) -> String;
-    fn interrupted(&self) -> bool;
-}
-
-/// Both counters have the same fields for this.
-macro_rules! report {
-    ($t:ty) => {
-        impl Report for $t {
-            fn failures(&mut self) -> &mut Vec<linksieve_pipeline::InputFailure> {
-                &mut self.inputs_failed
-            }
-            fn json(&self) -> String {
-                self.to_json()
-            }
-            fn text(&self) -> String {
-                self.summary()
-            }
-            fn interrupted(&self) -> bool {
-                self.interrupted
-            }
-        }
-    };
-}
-report!(linksieve_pipeline::RunStats);
-report!(linksieve_pipeline::DedupStats);
 
 /// An output step that failed at run time (`--out`'s temporary file or rename, `--stats`):
 /// the program ends with `EXIT_OUTPUT` (3), not the usage status.
@@ -347,7 +271,7 @@ impl std::fmt::Display for OutputFailure {
 struct End<'a> {
     io: &'a IoArgs,
     /// The temporary output file (renamed to `--out` at the end).
-    tmp: Option<tempfile_path::Tmp>,
+    tmp: Option<AtomicOutput>,
     /// Inputs that could not even be listed.
     problems: Vec<linksieve_pipeline::InputProblem>,
 }
@@ -371,30 +295,34 @@ impl End<'_> {
         };
         match (self.tmp, &self.io.out) {
             (Some(tmp), Some(path)) => tmp
-                .persist(path, dedup.as_persistent())
-                .context(OutputFailure(format!("--out {}", path.display())))?,
+                .persist(dedup.as_persistent())
+                .with_context(|| format!("--out {}", path.display()))?,
             _ => {
                 if let Some(p) = dedup.as_persistent() {
                     p.complete()?;
                 }
             }
         }
-        stats.failures().extend(self.problems.into_iter().map(|p| {
-            linksieve_pipeline::InputFailure {
-                input: p.path.display().to_string(),
-                error: p.error.to_string(),
-            }
-        }));
+        stats
+            .failures_mut()
+            .extend(
+                self.problems
+                    .into_iter()
+                    .map(|p| linksieve_pipeline::InputFailure {
+                        input: p.path.display().to_string(),
+                        error: p.error.to_string(),
+                    }),
+            );
         if let Some(path) = &self.io.stats {
-            std::fs::write(path, stats.json())
+            std::fs::write(path, stats.to_json())
                 .context(OutputFailure(format!("--stats {}", path.display())))?;
         }
         if !self.io.quiet {
-            eprint!("{}", stats.text());
+            eprint!("{}", stats.summary());
         }
-        Ok(if stats.interrupted() {
+        Ok(if stats.was_interrupted() {
             ExitCode::from(130)
-        } else if !stats.failures().is_empty() {
+        } else if !stats.failures_mut().is_empty() {
             ExitCode::from(1)
         } else {
             ExitCode::SUCCESS
@@ -515,7 +443,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     out_is_not_the_store(a.io.out.as_deref(), a.seen.seen.as_deref())?;
     let mut dedup = a
         .seen
-        .open(&store_identity(&opts.normalize), a.io.out.is_some())?;
+        .open(&KeyIdentity::of(&opts.normalize), a.io.out.is_some())?;
     let cancel = cancel_on_sigint()?;
     let progress: Arc<AtomicU64> = Arc::default();
     let bar = progress_bar(&inputs, &progress, a.io.quiet);
@@ -568,183 +496,4 @@ fn progress_bar(
         bar.finish_and_clear();
     });
     Some((stop, handle))
-}
-
-/// `--out`: a temporary file beside the target, renamed over it at the end (atomic on one file
-/// system).
-mod tempfile_path {
-    use anyhow::{Context, Result};
-    use linksieve_pipeline::dedup::PersistentDedup;
-    use std::fs::{File, OpenOptions};
-    use std::path::{Path, PathBuf};
-
-    /// The temporary output: created new (never an existing file, never through a symlink)
-    /// and locked (`flock`) for as long as this run lives, which is how another run tells a
-    /// live run's file from a killed run's, across PID namespaces and hosts too.
-    pub struct Tmp {
-        path: PathBuf,
-        file: File,
-    }
-
-    /// Opens `path` only if it is a new file: `O_CREAT|O_EXCL` (which fails on any existing
-    /// name, a planted symlink included) and `O_NOFOLLOW`.
-    fn create_new(path: &Path) -> std::io::Result<File> {
-        let mut o = OpenOptions::new();
-        o.read(true).write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, NOFOLLOW);
-        o.open(path)
-    }
-
-    #[cfg(unix)]
-    const NOFOLLOW: i32 = rustix::fs::OFlags::NOFOLLOW.bits() as i32;
-
-    /// Takes the lock (`flock`, exclusive) without waiting: false when another open file holds
-    /// it (a live run). Where there is no `flock`, every file counts as unlocked.
-    fn try_lock(f: &File) -> std::io::Result<bool> {
-        #[cfg(unix)]
-        {
-            use rustix::fs::{FlockOperation, flock};
-            match flock(f, FlockOperation::NonBlockingLockExclusive) {
-                Ok(()) => Ok(true),
-                Err(e) if e == rustix::io::Errno::WOULDBLOCK => Ok(false),
-                Err(e) => Err(e.into()),
-            }
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = f;
-            Ok(true)
-        }
-    }
-
-    impl Tmp {
-        pub fn create(target: &Path) -> Result<Tmp> {
-            let dir = target
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            let name = target
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            remove_strays(dir, &name);
-            // a name no one can guess in advance; an existing one is never opened, only
-            // another name tried
-            let seed = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64);
-            let mut last = None;
-            for attempt in 0..64u64 {
-                let tag = xxhash_rust::xxh3::xxh3_64(
-                    &[seed, u64::from(std::process::id()), attempt]
-                        .map(u64::to_le_bytes)
-                        .concat(),
-                );
-                let path = dir.join(format!(
-                    ".{name}.linksieve-{}-{tag:016x}.tmp",
-                    std::process::id()
-                ));
-                match create_new(&path) {
-                    Ok(file) => {
-                        let locked = try_lock(&file)
-                            .with_context(|| format!("--out: cannot lock {}", path.display()))?;
-                        anyhow::ensure!(locked, "--out: {} is locked", path.display());
-                        return Ok(Tmp { path, file });
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
-                    Err(e) => {
-                        return Err(e)
-                            .with_context(|| format!("--out: cannot create {}", path.display()));
-                    }
-                }
-            }
-            Err(last.unwrap_or_else(|| std::io::Error::other("no free name")))
-                .context("--out: no free temporary name beside the target")
-        }
-
-        pub fn file(&self) -> Result<std::io::BufWriter<File>> {
-            let f = self
-                .file
-                .try_clone()
-                .with_context(|| format!("--out: cannot open {}", self.path.display()))?;
-            Ok(std::io::BufWriter::new(f))
-        }
-
-        /// Renames the file onto `target` durably (the file's data, then the rename, are on
-        /// disk when it returns). With a persistent seen-set, the store does the rename as part
-        /// of marking the run finished, so that a kill between the two is recovered.
-        pub fn persist(mut self, target: &Path, store: Option<&mut PersistentDedup>) -> Result<()> {
-            self.file
-                .sync_all()
-                .with_context(|| format!("--out: cannot sync {}", self.path.display()))?;
-            let rename = || {
-                std::fs::rename(&self.path, target)?;
-                // The rename itself made durable: the directory's entry.
-                File::open(
-                    target
-                        .parent()
-                        .filter(|p| !p.as_os_str().is_empty())
-                        .unwrap_or(Path::new(".")),
-                )?
-                .sync_all()
-            };
-            let done: Result<()> = match store {
-                Some(store) => store
-                    .complete_with_output(&self.path, rename)
-                    .map_err(Into::into),
-                None => rename().map_err(Into::into),
-            };
-            done.with_context(|| format!("--out: cannot rename to {}", target.display()))?;
-            self.path = PathBuf::new();
-            Ok(())
-        }
-    }
-
-    /// Removes the temporary outputs of this target that killed runs left
-    /// (`.NAME.linksieve-*.tmp` that no live run holds locked). Called only after the seen
-    /// store was opened: the store decides a run killed while it renamed its output by whether
-    /// that run's file is still there (`PersistentSet::finish_with_output`), and removes it
-    /// itself. A symlink at such a name is removed, never followed.
-    fn remove_strays(dir: &Path, name: &str) {
-        let prefix = format!(".{name}.linksieve-");
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let file = e.file_name();
-            let ours = file
-                .to_str()
-                .is_some_and(|f| f.starts_with(&prefix) && f.ends_with(".tmp"));
-            if !ours {
-                continue;
-            }
-            let stale = match e.file_type() {
-                Ok(t) if t.is_file() => open_nofollow(&e.path())
-                    // held by a live run: not lockable; our lock is dropped with `f`
-                    .is_ok_and(|f| matches!(try_lock(&f), Ok(true))),
-                Ok(t) => t.is_symlink(),
-                Err(_) => false,
-            };
-            if stale {
-                let _ = std::fs::remove_file(e.path());
-            }
-        }
-    }
-
-    fn open_nofollow(path: &Path) -> std::io::Result<File> {
-        let mut o = OpenOptions::new();
-        o.read(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut o, NOFOLLOW);
-        o.open(path)
-    }
-
-    impl Drop for Tmp {
-        fn drop(&mut self) {
-            if !self.path.as_os_str().is_empty() {
-                let _ = std::fs::remove_file(&self.path);
-            }
-        }
-    }
 }

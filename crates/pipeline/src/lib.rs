@@ -11,7 +11,9 @@ mod engine;
 mod html;
 mod keyer;
 mod lines;
+pub mod output;
 mod row;
+pub mod seen;
 mod source;
 mod stats;
 mod warc;
@@ -24,7 +26,7 @@ pub use row::{tsv, write_row};
 pub use source::{
     Compression, InputProblem, InputSpec, decompress, expand_inputs, open_file, open_input,
 };
-pub use stats::{InputFailure, RunStats, peak_rss_bytes};
+pub use stats::{InputFailure, Report, RunStats, peak_rss_bytes};
 pub use warc::{
     HttpHead, WarcError, WarcHeader, WarcRecords, charset_of, read_http_head, read_warc_header,
 };

@@ -249,3 +249,56 @@ pub fn peak_rss_bytes() -> Option<u64> {
 pub(crate) fn plus_minus(error: Option<f64>) -> String {
     error.map_or_else(String::new, |e| format!(" ± {e:.3} (one standard error)"))
 }
+
+/// The end of a run or a dedup, as a caller that handles both reports it: the counters as
+/// JSON and as text, the inputs that failed (to add those the caller could not even list) and
+/// whether SIGINT stopped it.
+///
+/// ```
+/// use linksieve_pipeline::{DedupStats, Report, RunStats};
+/// fn status(r: &dyn Report) -> u8 {
+///     if r.was_interrupted() { 130 } else { 0 }
+/// }
+/// assert_eq!(status(&RunStats::default()), 0);
+/// assert_eq!(status(&DedupStats { interrupted: true, ..Default::default() }), 130);
+/// ```
+pub trait Report {
+    /// The inputs that could not be read.
+    fn failures_mut(&mut self) -> &mut Vec<InputFailure>;
+    /// The counters as a JSON object.
+    fn to_json(&self) -> String;
+    /// The counters as text, one fact a line.
+    fn summary(&self) -> String;
+    /// SIGINT stopped the run.
+    fn was_interrupted(&self) -> bool;
+}
+
+impl Report for RunStats {
+    fn failures_mut(&mut self) -> &mut Vec<InputFailure> {
+        &mut self.inputs_failed
+    }
+    fn to_json(&self) -> String {
+        RunStats::to_json(self)
+    }
+    fn summary(&self) -> String {
+        RunStats::summary(self)
+    }
+    fn was_interrupted(&self) -> bool {
+        self.interrupted
+    }
+}
+
+impl Report for crate::DedupStats {
+    fn failures_mut(&mut self) -> &mut Vec<InputFailure> {
+        &mut self.inputs_failed
+    }
+    fn to_json(&self) -> String {
+        crate::DedupStats::to_json(self)
+    }
+    fn summary(&self) -> String {
+        crate::DedupStats::summary(self)
+    }
+    fn was_interrupted(&self) -> bool {
+        self.interrupted
+    }
+}
