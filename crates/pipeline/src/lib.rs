@@ -11,6 +11,7 @@ mod engine;
 mod html;
 mod keyer;
 mod lines;
+mod ordered;
 pub mod output;
 mod row;
 pub mod seen;

@@ -6,10 +6,10 @@
 
 use crate::dedup::Dedup;
 use crate::engine::{RunError, fill};
+use crate::ordered::Ordered;
 use crate::source::{InputSpec, open_input};
 use crate::stats::InputFailure;
 use linksieve_dedup::Fingerprint;
-use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -115,12 +115,11 @@ impl DedupStats {
     }
 }
 
-/// Lines of one batch waiting for their decisions: `bytes[ends[i-1]..ends[i]]` is line `i`
-/// (without its LF); `done` lines are written.
+/// Lines of one batch waiting for their answers: `bytes[ends[i-1]..ends[i]]` is line `i`
+/// (without its LF).
 struct Batch {
     bytes: Vec<u8>,
     ends: Vec<usize>,
-    done: usize,
 }
 
 /// Writes each distinct line of `inputs` once to `out`, in the order of first occurrence
@@ -148,8 +147,7 @@ pub fn dedup_lines(
     let mut d = LineDedup {
         dedup,
         out: io::BufWriter::with_capacity(1 << 16, out),
-        pending: VecDeque::new(),
-        decisions: VecDeque::new(),
+        ordered: Ordered::default(),
         fps: Vec::new(),
         stats: DedupStats::default(),
     };
@@ -170,7 +168,7 @@ pub fn dedup_lines(
             d.failed(spec, &e);
         }
     }
-    d.dedup.finish(&mut d.decisions)?;
+    d.dedup.finish(d.ordered.answers())?;
     d.drain()?;
     d.out.flush().map_err(RunError::Output)?;
     let mut stats = d.stats;
@@ -186,8 +184,7 @@ pub fn dedup_lines(
 struct LineDedup<'a> {
     dedup: &'a mut dyn Dedup,
     out: io::BufWriter<&'a mut dyn Write>,
-    pending: VecDeque<Batch>,
-    decisions: VecDeque<bool>,
+    ordered: Ordered<Batch>,
     fps: Vec<Fingerprint>,
     stats: DedupStats,
 }
@@ -263,15 +260,11 @@ impl LineDedup<'_> {
             start = nl + 1;
         }
         self.stats.lines += ends.len() as u64;
-        // The batch waits in `pending` until its decisions come: a spill set counts it.
+        // The batch waits in `ordered` until its answers come: a spill set counts it.
         let held = bytes.capacity() + ends.capacity() * std::mem::size_of::<usize>() + ends.len();
         self.dedup
-            .submit_holding(&self.fps, held, &mut self.decisions)?;
-        self.pending.push_back(Batch {
-            bytes,
-            ends,
-            done: 0,
-        });
+            .submit_holding(&self.fps, held, self.ordered.answers())?;
+        self.ordered.push(Batch { bytes, ends });
         self.drain()?;
         if self.dedup.durable() {
             self.out.flush().map_err(RunError::Output)?;
@@ -279,15 +272,13 @@ impl LineDedup<'_> {
         Ok(())
     }
 
-    /// Writes the pending lines that have a decision, in order.
+    /// Writes the waiting lines that have an answer, in order.
     fn drain(&mut self) -> Result<(), RunError> {
-        while let Some(mut b) = self.pending.pop_front() {
-            while b.done < b.ends.len() {
-                let Some(new) = self.decisions.pop_front() else {
+        while let Some((b, mut i)) = self.ordered.take() {
+            while i < b.ends.len() {
+                let Some(new) = self.ordered.answer() else {
                     break;
                 };
-                let i = b.done;
-                b.done += 1;
                 if new {
                     let start = if i == 0 { 0 } else { b.ends[i - 1] + 1 };
                     self.stats.unique += 1;
@@ -298,10 +289,11 @@ impl LineDedup<'_> {
                 } else {
                     self.stats.duplicates += 1;
                 }
+                i += 1;
             }
-            if b.done < b.ends.len() {
-                // Decisions owed (a persistent set commits in batches): resume here.
-                self.pending.push_front(b);
+            if i < b.ends.len() {
+                // Answers owed (a spill or persistent set answers in bulk): resume here.
+                self.ordered.put_back(b, i);
                 break;
             }
         }

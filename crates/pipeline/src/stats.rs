@@ -245,6 +245,75 @@ pub fn peak_rss_bytes() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
+/// Adds the counters of another part of the run (the reader's, the sink's): numbers and
+/// per-reason counts add, lists append (these first), a flag set on either side stays set, an
+/// estimate or a warning set on the other side replaces this one, the peak is the larger. Every
+/// field is named, so a new counter cannot be forgotten here.
+///
+/// ```
+/// use linksieve_pipeline::RunStats;
+/// let mut reader = RunStats { inputs: 2, bytes_read: 10, malformed_sequences: 1, ..Default::default() };
+/// reader += RunStats { links_found: 3, unique_keys: 2, malformed_sequences: 4, ..Default::default() };
+/// assert_eq!((reader.inputs, reader.links_found, reader.malformed_sequences), (2, 3, 5));
+/// ```
+impl std::ops::AddAssign for RunStats {
+    fn add_assign(&mut self, o: RunStats) {
+        let RunStats {
+            inputs,
+            inputs_failed,
+            bytes_read,
+            bytes_skipped,
+            malformed_sequences,
+            too_long,
+            links_found,
+            rejected,
+            unique_keys,
+            duplicates_by_rung,
+            duplicates,
+            approx_filter_seen,
+            store_keys_at_open,
+            expected_false_drops,
+            expected_false_drops_error,
+            seen_set_warning,
+            payload_codings,
+            encodings,
+            seen_set_bytes,
+            peak_rss_bytes,
+            interrupted,
+        } = o;
+        fn add_map<K: Ord>(a: &mut BTreeMap<K, u64>, b: BTreeMap<K, u64>) {
+            for (k, v) in b {
+                *a.entry(k).or_default() += v;
+            }
+        }
+        self.inputs += inputs;
+        self.inputs_failed.extend(inputs_failed);
+        self.bytes_read += bytes_read;
+        add_map(&mut self.bytes_skipped, bytes_skipped);
+        self.malformed_sequences += malformed_sequences;
+        self.too_long += too_long;
+        self.links_found += links_found;
+        add_map(&mut self.rejected, rejected);
+        self.unique_keys += unique_keys;
+        add_map(&mut self.duplicates_by_rung, duplicates_by_rung);
+        self.duplicates += duplicates;
+        self.approx_filter_seen = match (self.approx_filter_seen, approx_filter_seen) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        self.store_keys_at_open = store_keys_at_open.or(self.store_keys_at_open);
+        self.expected_false_drops = expected_false_drops.or(self.expected_false_drops);
+        self.expected_false_drops_error =
+            expected_false_drops_error.or(self.expected_false_drops_error);
+        self.seen_set_warning = seen_set_warning.or(self.seen_set_warning.take());
+        add_map(&mut self.payload_codings, payload_codings);
+        add_map(&mut self.encodings, encodings);
+        self.seen_set_bytes += seen_set_bytes;
+        self.peak_rss_bytes = self.peak_rss_bytes.max(peak_rss_bytes);
+        self.interrupted |= interrupted;
+    }
+}
+
 /// ` ± E (one standard error)` for an estimate's error, nothing without one.
 pub(crate) fn plus_minus(error: Option<f64>) -> String {
     error.map_or_else(String::new, |e| format!(" ± {e:.3} (one standard error)"))

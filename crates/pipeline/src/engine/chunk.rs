@@ -85,7 +85,7 @@ pub(super) struct Rejected {
 /// What a worker returns for a chunk.
 #[derive(Default)]
 pub(super) struct ChunkOut {
-    /// Where the chunk's links came from (`None` only for the reader's closing message).
+    /// Where the chunk's links came from (`None` for a chunk of nothing).
     pub(super) meta: Option<Arc<StreamMeta>>,
     /// The keys and originals of `items`, one after another.
     pub(super) text: String,
@@ -102,7 +102,13 @@ pub(super) struct ChunkOut {
     pub(super) body_lines: u64,
     /// The input could not be read to its end (a range read failed or came up short).
     pub(super) failed: Option<InputFailure>,
-    pub(super) stats: Option<RunStats>,
+}
+
+/// What reaches the sink, numbered in input order: a worked chunk, or (last) the reader's end
+/// with its counters.
+pub(super) enum Message {
+    Chunk(ChunkOut),
+    ReaderEnd(RunStats),
 }
 
 impl ChunkOut {

@@ -49,6 +49,7 @@ use crate::dedup::{Dedup, DedupError};
 use crate::html::unescape_link;
 use crate::keyer::Keyer;
 use crate::keyer::keyable;
+use crate::ordered::Ordered;
 use crate::row::tsv;
 use crate::source::{Compression, InputSpec, decompress, open_file};
 use crate::stats::{InputFailure, RunStats};
@@ -65,7 +66,7 @@ pub(crate) use reader::fill;
 use reader::*;
 use schedule::*;
 use sink::*;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -239,15 +240,14 @@ pub fn run(
     } else {
         opts.threads
     };
-    let mut stats = RunStats::default();
     let mut sink = Sink::new(opts, dedup, out);
-    let reader_stats = if threads == 1 {
+    // the reader's counters, then the sink's (its failed inputs after the reader's)
+    let mut stats = if threads == 1 {
         sequential(inputs, opts, &mut sink, progress, cancel)?
     } else {
         parallel(inputs, opts, threads, &mut sink, progress, cancel)?
     };
     sink.finish()?;
-    stats.merge_reader(reader_stats);
-    sink.fill(&mut stats);
+    stats += sink.take_stats();
     Ok(stats)
 }

@@ -25,7 +25,7 @@ pub(super) enum Dispatch<'a, 's> {
     Pool {
         pool: &'a rayon::ThreadPool,
         token_rx: &'a Receiver<()>,
-        result_tx: Sender<(u64, ChunkOut)>,
+        result_tx: Sender<(u64, Message)>,
     },
     /// Worked and sunk at once on this thread.
     Inline(&'a mut Sink<'s>),
@@ -289,7 +289,7 @@ impl<'a, 's> Reader<'a, 's> {
                 let spares = self.spares.clone();
                 pool.spawn(move || {
                     let out = work(job, &opts, &spares);
-                    let _ = tx.send((seq, out));
+                    let _ = tx.send((seq, Message::Chunk(out)));
                 });
             }
             Dispatch::Inline(sink) => {

@@ -52,7 +52,7 @@ pub(super) fn parallel(
     for _ in 0..in_flight {
         let _ = token_tx.send(());
     }
-    let (result_tx, result_rx) = unbounded::<(u64, ChunkOut)>();
+    let (result_tx, result_rx) = unbounded::<(u64, Message)>();
     sink.spare_limit = in_flight;
     std::thread::scope(|scope| -> Result<RunStats, RunError> {
         let reader_tx = result_tx.clone();
@@ -70,13 +70,7 @@ pub(super) fn parallel(
             let seq = r.seq;
             let stats = std::mem::take(&mut r.stats);
             if let Dispatch::Pool { result_tx, .. } = &r.dispatch {
-                let _ = result_tx.send((
-                    seq,
-                    ChunkOut {
-                        stats: Some(stats),
-                        ..ChunkOut::default()
-                    },
-                ));
+                let _ = result_tx.send((seq, Message::ReaderEnd(stats)));
             }
             drop(r);
         });
@@ -96,20 +90,4 @@ pub(super) fn parallel(
         let _ = reader.join();
         res
     })
-}
-
-impl RunStats {
-    pub(super) fn merge_reader(&mut self, r: RunStats) {
-        self.inputs = r.inputs;
-        self.inputs_failed = r.inputs_failed;
-        self.bytes_read = r.bytes_read;
-        self.bytes_skipped = r.bytes_skipped;
-        self.payload_codings = r.payload_codings;
-        self.encodings = r.encodings;
-        self.interrupted = r.interrupted;
-        // what the reader scanned itself (UTF-16, ISO-2022-JP streams); the sink adds the
-        // workers' counts
-        self.malformed_sequences += r.malformed_sequences;
-        self.too_long += r.too_long;
-    }
 }

@@ -22,11 +22,10 @@ pub(super) struct Sink<'a> {
     pub(super) spares: Spares,
     /// The most spares pooled (the chunks in flight; 1 with one thread).
     pub(super) spare_limit: usize,
-    /// Chunks whose items wait for decisions; `done` of the front chunk's items (and rejected
-    /// links) are written.
-    pub(super) pending: VecDeque<ChunkOut>,
-    pub(super) done: (usize, usize),
-    pub(super) decisions: VecDeque<bool>,
+    /// Chunks whose items wait for the seen-set's answers.
+    pub(super) ordered: Ordered<ChunkOut>,
+    /// Rejected links of the front waiting chunk already written.
+    pub(super) rejected_done: usize,
     pub(super) counts: Vec<(String, u64)>,
     pub(super) count_index: std::collections::HashMap<u128, usize>,
     /// The line of the next chunk's first byte in its stream.
@@ -68,9 +67,8 @@ impl<'a> Sink<'a> {
             lower,
             spares: unbounded(),
             spare_limit: 1,
-            pending: VecDeque::new(),
-            done: (0, 0),
-            decisions: VecDeque::new(),
+            ordered: Ordered::default(),
+            rejected_done: 0,
             counts: Vec::new(),
             count_index: Default::default(),
             line_base: 1,
@@ -83,23 +81,26 @@ impl<'a> Sink<'a> {
 
     pub(super) fn consume(
         &mut self,
-        rx: &Receiver<(u64, ChunkOut)>,
+        rx: &Receiver<(u64, Message)>,
         tokens: &Sender<()>,
     ) -> Result<RunStats, RunError> {
         let mut next = 0u64;
-        let mut waiting: BTreeMap<u64, ChunkOut> = BTreeMap::new();
+        let mut waiting: BTreeMap<u64, Message> = BTreeMap::new();
         let mut reader_stats = RunStats::default();
-        for (seq, out) in rx.iter() {
-            waiting.insert(seq, out);
-            while let Some(out) = waiting.remove(&next) {
+        for (seq, message) in rx.iter() {
+            waiting.insert(seq, message);
+            while let Some(message) = waiting.remove(&next) {
                 next += 1;
-                if let Some(s) = out.stats {
-                    self.reader_done(&s)?;
-                    reader_stats = s;
-                    continue;
+                match message {
+                    Message::Chunk(c) => {
+                        self.chunk(c)?;
+                        let _ = tokens.try_send(());
+                    }
+                    Message::ReaderEnd(s) => {
+                        self.reader_done(&s)?;
+                        reader_stats = s;
+                    }
                 }
-                self.chunk(out)?;
-                let _ = tokens.try_send(());
             }
         }
         Ok(reader_stats)
@@ -148,15 +149,15 @@ impl<'a> Sink<'a> {
         self.stats.malformed_sequences += c.malformed;
         self.stats.too_long += c.too_long;
         let fps: Vec<Fingerprint> = c.items.iter().map(|i| Fingerprint(i.fp)).collect();
-        // The chunk waits in `pending` until its decisions come: a spill set counts it.
+        // The chunk waits in `ordered` until its answers come: a spill set counts it.
         self.dedup
-            .submit_holding(&fps, c.held_bytes(), &mut self.decisions)?;
+            .submit_holding(&fps, c.held_bytes(), self.ordered.answers())?;
         // counted now (the reason is not written): moved, not copied
         for r in &mut c.rejected {
             self.stats.reject(std::mem::take(&mut r.reason));
         }
         if !c.items.is_empty() || !c.rejected.is_empty() {
-            self.pending.push_back(c);
+            self.ordered.push(c);
         } else {
             self.recycle(c);
         }
@@ -173,10 +174,10 @@ impl<'a> Sink<'a> {
     /// links among them at their places in the input (so that the JSONL rows do not depend on
     /// where chunks were cut).
     pub(super) fn drain(&mut self) -> Result<(), RunError> {
-        while let Some(c) = self.pending.pop_front() {
-            let (mut i, mut r) = self.done;
+        while let Some((c, mut i)) = self.ordered.take() {
+            let mut r = self.rejected_done;
             while i < c.items.len() {
-                let Some(new) = self.decisions.pop_front() else {
+                let Some(new) = self.ordered.answer() else {
                     break;
                 };
                 let item = &c.items[i];
@@ -191,15 +192,15 @@ impl<'a> Sink<'a> {
                 i += 1;
             }
             if i < c.items.len() {
-                // Decisions owed (a persistent set commits in batches): resume here.
-                self.done = (i, r);
-                self.pending.push_front(c);
+                // Answers owed (a spill or persistent set answers in bulk): resume here.
+                self.rejected_done = r;
+                self.ordered.put_back(c, i);
                 break;
             }
             for rej in &c.rejected[r..] {
                 self.write_rejected(&c, rej)?;
             }
-            self.done = (0, 0);
+            self.rejected_done = 0;
             self.recycle(c);
         }
         Ok(())
@@ -327,7 +328,7 @@ impl<'a> Sink<'a> {
     }
 
     pub(super) fn finish(&mut self) -> Result<(), RunError> {
-        self.dedup.finish(&mut self.decisions)?;
+        self.dedup.finish(self.ordered.answers())?;
         self.drain()?;
         if self.opts.counts {
             for (k, n) in std::mem::take(&mut self.counts) {
@@ -337,24 +338,16 @@ impl<'a> Sink<'a> {
         self.out.flush().map_err(RunError::Output)
     }
 
-    pub(super) fn fill(&self, stats: &mut RunStats) {
-        stats.links_found = self.stats.links_found;
-        // inputs that failed partway through a range read (the reader's come first)
-        stats
-            .inputs_failed
-            .extend(self.stats.inputs_failed.iter().cloned());
-        stats.malformed_sequences += self.stats.malformed_sequences;
-        stats.too_long += self.stats.too_long;
-        stats.rejected = self.stats.rejected.clone();
-        stats.unique_keys = self.stats.unique_keys;
-        stats.duplicates = self.stats.duplicates;
-        stats.duplicates_by_rung = self.stats.duplicates_by_rung.clone();
-        stats.store_keys_at_open = self.dedup.store_keys_at_open();
-        stats.expected_false_drops = self.dedup.expected_false_drops();
-        stats.expected_false_drops_error = self.dedup.false_drops_error();
-        stats.approx_filter_seen = self.stats.approx_filter_seen;
-        stats.seen_set_warning = self.dedup.warning();
-        stats.seen_set_bytes = self.dedup.memory_bytes() as u64;
-        stats.peak_rss_bytes = crate::peak_rss_bytes();
+    /// The sink's counters (links, keys, duplicates by rung, rejects, inputs that failed in a
+    /// range read) with the seen-set's facts, for adding to the reader's.
+    pub(super) fn take_stats(&mut self) -> RunStats {
+        let mut s = std::mem::take(&mut self.stats);
+        s.store_keys_at_open = self.dedup.store_keys_at_open();
+        s.expected_false_drops = self.dedup.expected_false_drops();
+        s.expected_false_drops_error = self.dedup.false_drops_error();
+        s.seen_set_warning = self.dedup.warning();
+        s.seen_set_bytes = self.dedup.memory_bytes() as u64;
+        s.peak_rss_bytes = crate::peak_rss_bytes();
+        s
     }
 }
