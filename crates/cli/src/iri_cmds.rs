@@ -1,7 +1,7 @@
 //! `parse`, `resolve`, `to-uri`, `to-iri` and `check`: thin wrappers over `linksieve_iri`'s
 //! string operations.
 
-use crate::lines::{self, LineArgs, Reply};
+use crate::line_io::{self, LineArgs, Reply};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 use linksieve_iri::{HostKind, HostMapping, IriRef, Severity, Strictness, ToUriOptions};
@@ -107,7 +107,7 @@ fn describe(r: &IriRef<String>) -> Reply {
 /// Runs `linksieve parse`.
 pub fn parse(a: &ParseArgs) -> Result<ExitCode> {
     let mode = a.lines.input.into();
-    lines::run(&a.items, &a.lines, |s| {
+    line_io::run(&a.items, &a.lines, |s| {
         linksieve_iri::parse_str(s, mode).map(|r| describe(&r))
     })
 }
@@ -124,7 +124,7 @@ pub fn resolve(a: &ResolveArgs) -> Result<ExitCode> {
     if let Err(e) = linksieve_iri::resolve_str(&a.base, "", mode, strictness) {
         bail!("--base {:?}: {e}", a.base);
     }
-    lines::run(&a.items, &a.lines, |s| {
+    line_io::run(&a.items, &a.lines, |s| {
         linksieve_iri::resolve_str(&a.base, s, mode, strictness).map(Reply::text)
     })
 }
@@ -144,7 +144,7 @@ pub fn to_uri(a: &ToUriArgs) -> Result<ExitCode> {
     };
     let opts = ToUriOptions { host, charset };
     let mode = a.lines.input.into();
-    lines::run(&a.items, &a.lines, |s| {
+    line_io::run(&a.items, &a.lines, |s| {
         linksieve_iri::to_uri_str(s, mode, &opts).map(Reply::text)
     })
 }
@@ -152,7 +152,7 @@ pub fn to_uri(a: &ToUriArgs) -> Result<ExitCode> {
 /// Runs `linksieve to-iri`.
 pub fn to_iri(a: &PlainArgs) -> Result<ExitCode> {
     let mode = a.lines.input.into();
-    lines::run(&a.items, &a.lines, |s| {
+    line_io::run(&a.items, &a.lines, |s| {
         linksieve_iri::to_iri_str(s, mode).map(Reply::text)
     })
 }
@@ -160,7 +160,7 @@ pub fn to_iri(a: &PlainArgs) -> Result<ExitCode> {
 /// Runs `linksieve check`: `ok`, or the diagnostics; an item with an error counts as rejected.
 pub fn check(a: &PlainArgs) -> Result<ExitCode> {
     let mode = a.lines.input.into();
-    lines::run(&a.items, &a.lines, |s| {
+    line_io::run(&a.items, &a.lines, |s| {
         let (_, diags) = linksieve_iri::check_str(s, mode)?;
         let text = if diags.is_empty() {
             "ok".to_owned()

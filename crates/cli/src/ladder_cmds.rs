@@ -1,7 +1,7 @@
 //! `normalize` and `compare`: thin wrappers over the comparison ladder of `linksieve_iri`
 //! (draft-ietf-iri-comparison-00 section 4).
 
-use crate::lines::{self, LineArgs, Mode, Reply};
+use crate::line_io::{self, InputArg, LineArgs, Reply};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use linksieve_iri::{
@@ -98,8 +98,8 @@ pub struct CompareArgs {
     #[arg(long)]
     explain: bool,
     /// How the two IRIs are read before parsing.
-    #[arg(long, value_enum, default_value_t = Mode::Strict)]
-    input: Mode,
+    #[arg(long, value_enum, default_value_t = InputArg::Strict)]
+    input: InputArg,
     /// The first IRI.
     a: String,
     /// The second IRI.
@@ -168,7 +168,7 @@ pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<
 pub fn normalize(a: &NormalizeArgs) -> Result<ExitCode> {
     let mode = a.lines.input.into();
     let opts = options(&a.ladder, mode, a.form.into())?;
-    lines::run(&a.items, &a.lines, |s| {
+    line_io::run(&a.items, &a.lines, |s| {
         normalize_str(s, mode, &opts).map(Reply::text)
     })
 }

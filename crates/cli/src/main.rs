@@ -4,7 +4,7 @@
 
 mod iri_cmds;
 mod ladder_cmds;
-mod lines;
+mod line_io;
 mod run_cmd;
 mod scan_cmd;
 

@@ -2,7 +2,7 @@
 //! the work is `linksieve_pipeline::run`.
 
 use crate::ladder_cmds::{FormArg, LadderArgs, options};
-use crate::lines::Mode;
+use crate::line_io::InputArg;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use linksieve_iri::InputMode;
@@ -52,8 +52,8 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = FormArg::Uri)]
     form: FormArg,
     /// How found links are read before parsing (LEIRI accepts what text often holds: `|`, `{`).
-    #[arg(long, value_enum, default_value_t = Mode::Leiri)]
-    input: Mode,
+    #[arg(long, value_enum, default_value_t = InputArg::Leiri)]
+    input: InputArg,
     /// Input encoding: any WHATWG label, or `auto` (BOM, else UTF-8 if valid, else a guess).
     #[arg(long, default_value = "auto", value_name = "LABEL")]
     encoding: String,

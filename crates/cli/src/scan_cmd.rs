@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::ladder_cmds::{FormArg, LadderArgs, options};
-use crate::lines::Mode;
+use crate::line_io::InputArg;
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use linksieve_iri::InputMode;
@@ -74,8 +74,8 @@ pub struct ScanArgs {
     #[arg(long, value_enum, default_value_t = FormArg::Uri)]
     pub form: FormArg,
     /// `--format tsv`: how found links are read before parsing (as in `run`).
-    #[arg(long, value_enum, default_value_t = Mode::Leiri)]
-    pub input: Mode,
+    #[arg(long, value_enum, default_value_t = InputArg::Leiri)]
+    pub input: InputArg,
     /// Files to read; `-` or none for standard input.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -98,7 +98,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
         html: args.html,
     };
     let input: InputMode = args.input.into();
-    let mut sink = Sink {
+    let mut printer = HitPrinter {
         format: args.format,
         keyer: Keyer::new(input, &options(&args.ladder, input, args.form.into())?),
         rejected: 0,
@@ -114,22 +114,22 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
     let mut failed = false;
     let mut total = ScanStats::default();
     for path in files {
-        match scan_one(path, &opts, &mut sink) {
+        match scan_one(path, &opts, &mut printer) {
             Ok(s) => add(&mut total, &s),
             Err(e) if is_broken_pipe(&e) => return Err(e),
             Err(e) => {
                 failed = true;
-                sink.out.flush().context("writing output")?;
+                printer.out.flush().context("writing output")?;
                 if args.format == ScanFormat::Jsonl {
                     let line = json!({"file": name(path), "error": format!("{e:#}")});
-                    writeln!(sink.out, "{line}").context("writing output")?;
+                    writeln!(printer.out, "{line}").context("writing output")?;
                 } else {
                     eprintln!("linksieve scan: {}: {e:#}", name(path));
                 }
             }
         }
     }
-    sink.out.flush().context("writing output")?;
+    printer.out.flush().context("writing output")?;
     if args.stats {
         eprintln!(
             "linksieve scan: {} bytes, {} links, {} malformed sequences ({} bytes), {} candidates too long",
@@ -140,7 +140,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
             total.too_long
         );
         if args.format == ScanFormat::Tsv {
-            eprintln!("linksieve scan: {} links without a key", sink.rejected);
+            eprintln!("linksieve scan: {} links without a key", printer.rejected);
         }
     }
     Ok(if failed {
@@ -174,7 +174,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 /// Where hits go: the output and, for `--format tsv`, how they are keyed.
-struct Sink<W> {
+struct HitPrinter<W> {
     format: ScanFormat,
     keyer: Keyer,
     /// Links without a key (`--format tsv`).
@@ -184,7 +184,11 @@ struct Sink<W> {
     out: W,
 }
 
-fn scan_one<W: Write>(path: &Path, opts: &ScanOptions, sink: &mut Sink<W>) -> Result<ScanStats> {
+fn scan_one<W: Write>(
+    path: &Path,
+    opts: &ScanOptions,
+    printer: &mut HitPrinter<W>,
+) -> Result<ScanStats> {
     let file = name(path);
     let mut reader: Box<dyn Read> = if file == "-" {
         Box::new(std::io::stdin().lock())
@@ -204,7 +208,7 @@ fn scan_one<W: Write>(path: &Path, opts: &ScanOptions, sink: &mut Sink<W>) -> Re
         };
         scanner.feed_with(&buf[..n], |h| {
             if failed.is_none() {
-                failed = sink.write_hit(&h, &file).err();
+                failed = printer.write_hit(&h, &file).err();
             }
         })?;
         if let Some(e) = failed.take() {
@@ -213,7 +217,7 @@ fn scan_one<W: Write>(path: &Path, opts: &ScanOptions, sink: &mut Sink<W>) -> Re
     }
     scanner.finish_with(|h| {
         if failed.is_none() {
-            failed = sink.write_hit(&h, &file).err();
+            failed = printer.write_hit(&h, &file).err();
         }
     })?;
     match failed {
@@ -222,7 +226,7 @@ fn scan_one<W: Write>(path: &Path, opts: &ScanOptions, sink: &mut Sink<W>) -> Re
     }
 }
 
-impl<W: Write> Sink<W> {
+impl<W: Write> HitPrinter<W> {
     fn write_hit(&mut self, h: &HitRef<'_>, file: &str) -> Result<()> {
         let out = &mut self.out;
         // `--html`: the link as `run --html` keys it (its references decoded)

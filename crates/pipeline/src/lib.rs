@@ -10,7 +10,7 @@ pub mod dedup;
 mod engine;
 mod html;
 mod keyer;
-mod lines;
+mod line_dedup;
 mod ordered;
 pub mod output;
 mod row;
@@ -22,7 +22,7 @@ mod warc;
 pub use engine::{OutputFormat, Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
 pub use keyer::{Keyer, implied_scheme, keyable};
-pub use lines::{DedupStats, dedup_lines};
+pub use line_dedup::{DedupStats, dedup_lines};
 pub use row::{tsv, write_row};
 pub use source::{
     Compression, InputProblem, InputSpec, decompress, expand_inputs, open_file, open_input,

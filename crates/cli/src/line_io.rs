@@ -28,7 +28,7 @@ pub enum Format {
 
 /// Input mode (3987bis 6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum Mode {
+pub enum InputArg {
     /// The IRI grammar of 3987bis 2.2, nothing changed.
     #[default]
     Strict,
@@ -38,12 +38,12 @@ pub enum Mode {
     Web,
 }
 
-impl From<Mode> for linksieve_iri::InputMode {
-    fn from(m: Mode) -> Self {
+impl From<InputArg> for linksieve_iri::InputMode {
+    fn from(m: InputArg) -> Self {
         match m {
-            Mode::Strict => linksieve_iri::InputMode::Strict,
-            Mode::Leiri => linksieve_iri::InputMode::Leiri,
-            Mode::Web => linksieve_iri::InputMode::Web,
+            InputArg::Strict => linksieve_iri::InputMode::Strict,
+            InputArg::Leiri => linksieve_iri::InputMode::Leiri,
+            InputArg::Web => linksieve_iri::InputMode::Web,
         }
     }
 }
@@ -52,8 +52,8 @@ impl From<Mode> for linksieve_iri::InputMode {
 #[derive(Args, Debug, Clone)]
 pub struct LineArgs {
     /// How input is read before parsing.
-    #[arg(long, value_enum, default_value_t = Mode::Strict)]
-    pub input: Mode,
+    #[arg(long, value_enum, default_value_t = InputArg::Strict)]
+    pub input: InputArg,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
