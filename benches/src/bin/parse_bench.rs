@@ -286,7 +286,7 @@ fn log_fields(line: &str) -> Vec<&str> {
     out
 }
 
-/// The Referer (field 8 of the combined format: host ident user [time] "request" status size
+/// The Referer (field 8 of the combined format: host ident user \[time\] "request" status size
 /// "referer" "agent") of each line, when it starts with `http://` or `https://`.
 fn load_referers(path: &PathBuf) -> Result<Vec<String>, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;

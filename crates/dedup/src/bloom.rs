@@ -12,6 +12,11 @@ const MAX_K: u32 = 16;
 
 /// Keys the first stage of a growing [`BloomSet`] is sized for at least (an `--expected` of 0
 /// or 1 would otherwise start a chain of tiny stages).
+///
+/// ```
+/// use linksieve_dedup::{BloomSet, MIN_STAGE_KEYS};
+/// assert_eq!(BloomSet::new(0, 0.01).unwrap().capacity(), MIN_STAGE_KEYS);
+/// ```
 pub const MIN_STAGE_KEYS: u64 = 1024;
 /// Each new stage of a [`BloomSet`] is sized for this many times the keys of the one before.
 const GROWTH: u64 = 4;

@@ -50,7 +50,7 @@ mod memory;
 mod persistent;
 mod spill;
 
-pub use bloom::{BloomBits, BloomSet, MAX_EXPECTED_ITEMS, StagedBits};
+pub use bloom::{BloomBits, BloomSet, MAX_EXPECTED_ITEMS, MIN_STAGE_KEYS, StagedBits};
 pub use distinct::DistinctCount;
 pub use error::{DedupError, Result};
 pub use fingerprint::{FINGERPRINT_VERSION, Fingerprint, expected_false_seen};
