@@ -13,17 +13,17 @@ mod keyer;
 mod line_dedup;
 mod ordered;
 pub mod output;
-mod row;
+mod printer;
 pub mod seen;
 mod source;
 mod stats;
 mod warc;
 
-pub use engine::{OutputFormat, Progress, RunError, RunOptions, run};
+pub use engine::{Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
 pub use keyer::{Keyer, implied_scheme, keyable};
 pub use line_dedup::{DedupStats, dedup_lines};
-pub use row::{tsv, write_row};
+pub use printer::{OutputFormat, tsv, write_row};
 pub use source::{
     Compression, InputProblem, InputSpec, decompress, expand_inputs, open_file, open_input,
 };

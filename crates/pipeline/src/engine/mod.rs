@@ -50,7 +50,7 @@ use crate::html::unescape_link;
 use crate::keyer::Keyer;
 use crate::keyer::keyable;
 use crate::ordered::Ordered;
-use crate::row::tsv;
+use crate::printer::{KeyRow, OutputFormat, Printer, RejectedRow};
 use crate::source::{Compression, InputSpec, decompress, open_file};
 use crate::stats::{InputFailure, RunStats};
 use crate::warc::{self, Block, Payload, WarcError, WarcRecords, read_warc_header};
@@ -71,36 +71,6 @@ use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use worker::*;
-
-/// What `linksieve run` writes for each new key.
-///
-/// ```
-/// assert_eq!(linksieve_pipeline::OutputFormat::default(), linksieve_pipeline::OutputFormat::Keys);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum OutputFormat {
-    /// The key, one per line.
-    #[default]
-    Keys,
-    /// The engine row of [`crate::write_row`]: `key<TAB>canonical<TAB>original<TAB>provenance`,
-    /// with `key` the fingerprint in hex and `provenance` `INPUT:LINE:OFFSET` (or the WARC
-    /// record's target URI); fields escaped with [`crate::tsv`].
-    Tsv,
-    /// One JSON object per new key: key, original, file, offset, line, provenance, and `rung`,
-    /// the lowest rung at which the original (with its implied scheme, see
-    /// [`crate::implied_scheme`]) already has this key. Diagnostics are objects too:
-    /// `{"rejected", "error", "file", "offset", "line", "provenance"}` for a link without a key
-    /// and `{"input", "error"}` for an input that could not be read.
-    Jsonl,
-}
-
-impl OutputFormat {
-    /// Whether the output shows line numbers: without them neither the reader nor the scanner
-    /// counts lines (a pass over every input byte saved).
-    fn shows_lines(self) -> bool {
-        self != OutputFormat::Keys
-    }
-}
 
 /// Options of a run.
 ///

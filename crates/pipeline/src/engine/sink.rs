@@ -16,7 +16,7 @@ pub(super) const LOWER_RUNG_SMALL_KEYS: usize = 64 << 10;
 pub(super) struct Sink<'a> {
     pub(super) opts: &'a RunOptions,
     pub(super) dedup: &'a mut dyn Dedup,
-    pub(super) out: io::BufWriter<&'a mut dyn Write>,
+    pub(super) printer: Printer<'a>,
     pub(super) lower: linksieve_dedup::StagedBits,
     /// Where finished chunks' buffers go back to the jobs.
     pub(super) spares: Spares,
@@ -63,7 +63,7 @@ impl<'a> Sink<'a> {
         Sink {
             opts,
             dedup,
-            out: io::BufWriter::with_capacity(1 << 16, out),
+            printer: Printer::new(out, opts.format, opts.counts),
             lower,
             spares: unbounded(),
             spare_limit: 1,
@@ -116,11 +116,7 @@ impl<'a> Sink<'a> {
 
     /// An input that could not be read (to its end): an object in JSONL, else only counted.
     pub(super) fn input_failed(&mut self, f: &InputFailure) -> Result<(), RunError> {
-        if self.opts.format == OutputFormat::Jsonl && !self.opts.counts {
-            let v = serde_json::json!({"input": f.input, "error": f.error});
-            writeln!(self.out, "{v}").map_err(RunError::Output)?;
-        }
-        Ok(())
+        self.printer.input_failed(f).map_err(RunError::Output)
     }
 
     pub(super) fn chunk(&mut self, mut c: ChunkOut) -> Result<(), RunError> {
@@ -165,7 +161,7 @@ impl<'a> Sink<'a> {
 
         if self.dedup.durable() {
             // What was committed is written now, not when the buffer fills (see PersistentDedup).
-            self.out.flush().map_err(RunError::Output)?;
+            self.printer.flush().map_err(RunError::Output)?;
         }
         Ok(())
     }
@@ -225,19 +221,17 @@ impl<'a> Sink<'a> {
 
     /// A link without a key: an object in JSONL, else only counted (in [`Sink::chunk`]).
     pub(super) fn write_rejected(&mut self, c: &ChunkOut, r: &Rejected) -> Result<(), RunError> {
-        if self.opts.format != OutputFormat::Jsonl || self.opts.counts {
-            return Ok(());
-        }
-        let meta = c.meta.as_ref();
-        let v = serde_json::json!({
-            "rejected": r.original,
-            "error": r.error,
-            "file": meta.map(|m| &m.input),
-            "offset": r.offset,
-            "line": r.line,
-            "provenance": meta.and_then(|m| m.provenance.as_ref()),
-        });
-        writeln!(self.out, "{v}").map_err(RunError::Output)
+        let meta = c.meta.as_deref();
+        self.printer
+            .rejected(&RejectedRow {
+                original: &r.original,
+                error: &r.error,
+                input: meta.map(|m| m.input.as_str()),
+                offset: r.offset,
+                line: r.line,
+                provenance: meta.and_then(|m| m.provenance.as_deref()),
+            })
+            .map_err(RunError::Output)
     }
 
     pub(super) fn account(&mut self, c: &ChunkOut, item: &Item, new: bool) {
@@ -285,46 +279,22 @@ impl<'a> Sink<'a> {
     }
 
     pub(super) fn write(&mut self, c: &ChunkOut, item: &Item) -> Result<(), RunError> {
-        if self.opts.counts {
-            return Ok(());
-        }
-        let w = &mut self.out;
-        let key = c.key(item);
         let (input, provenance) = match &c.meta {
             Some(m) => (m.input.as_str(), m.provenance.as_deref()),
             None => ("", None),
         };
-        let res = match self.opts.format {
-            OutputFormat::Keys => w
-                .write_all(key.as_bytes())
-                .and_then(|()| w.write_all(b"\n")),
-            OutputFormat::Tsv => {
-                let provenance = match provenance {
-                    Some(target) => target.to_owned(),
-                    None => format!("{input}:{}:{}", item.line, item.offset),
-                };
-                crate::write_row(
-                    w,
-                    Some(Fingerprint(item.fp)),
-                    key,
-                    c.original(item),
-                    &provenance,
-                )
-            }
-            OutputFormat::Jsonl => {
-                let v = serde_json::json!({
-                    "key": key,
-                    "original": c.original(item),
-                    "file": input,
-                    "offset": item.offset,
-                    "line": item.line,
-                    "provenance": provenance,
-                    "rung": item.reached.name(),
-                });
-                writeln!(w, "{v}")
-            }
-        };
-        res.map_err(RunError::Output)
+        self.printer
+            .key(&KeyRow {
+                fp: item.fp,
+                key: c.key(item),
+                original: c.original(item),
+                input,
+                offset: item.offset,
+                line: item.line,
+                provenance,
+                rung: item.reached.name(),
+            })
+            .map_err(RunError::Output)
     }
 
     pub(super) fn finish(&mut self) -> Result<(), RunError> {
@@ -332,10 +302,10 @@ impl<'a> Sink<'a> {
         self.drain()?;
         if self.opts.counts {
             for (k, n) in std::mem::take(&mut self.counts) {
-                writeln!(self.out, "{}\t{n}", tsv(&k)).map_err(RunError::Output)?;
+                self.printer.count(&k, n).map_err(RunError::Output)?;
             }
         }
-        self.out.flush().map_err(RunError::Output)
+        self.printer.flush().map_err(RunError::Output)
     }
 
     /// The sink's counters (links, keys, duplicates by rung, rejects, inputs that failed in a

@@ -1,0 +1,215 @@
+//! Every output format of `run`, in one place: the keys, the engine rows, the JSONL objects
+//! (keys, rejected links, inputs that could not be read) and `--counts`.
+//!
+//! The engine row is the line contract for engines (Spark, Hadoop streaming, shell pipelines):
+//! one row per key, `key<TAB>canonical<TAB>original<TAB>provenance`, written by `run`, `scan`
+//! and `normalize` with `--format tsv`.
+//!
+//! - `key`: the 128-bit fingerprint of the canonical key (XXH3-128, seed 0,
+//!   [`linksieve_dedup::FINGERPRINT_VERSION`]) as 32 lowercase hex digits: the value the local
+//!   seen-sets store, fixed-width, so an engine shuffles and joins on it cheaply.
+//! - `canonical`: the canonical key itself (the rung and form chosen).
+//! - `original`: the text as found (a link) or as given (a line).
+//! - `provenance`: where it came from (`INPUT:LINE:OFFSET` for links, `INPUT:LINE` for lines,
+//!   the record's target URI for links in WARC records).
+//!
+//! Every field is escaped with [`tsv`]: no field ever holds a raw tab or line break.
+
+use crate::stats::InputFailure;
+use linksieve_dedup::Fingerprint;
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+/// What `linksieve run` writes for each new key.
+///
+/// ```
+/// assert_eq!(linksieve_pipeline::OutputFormat::default(), linksieve_pipeline::OutputFormat::Keys);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// The key, one per line.
+    #[default]
+    Keys,
+    /// The engine row of [`crate::write_row`]: `key<TAB>canonical<TAB>original<TAB>provenance`,
+    /// with `key` the fingerprint in hex and `provenance` `INPUT:LINE:OFFSET` (or the WARC
+    /// record's target URI); fields escaped with [`crate::tsv`].
+    Tsv,
+    /// One JSON object per new key: key, original, file, offset, line, provenance, and `rung`,
+    /// the lowest rung at which the original (with its implied scheme, see
+    /// [`crate::implied_scheme`]) already has this key. Diagnostics are objects too:
+    /// `{"rejected", "error", "file", "offset", "line", "provenance"}` for a link without a key
+    /// and `{"input", "error"}` for an input that could not be read.
+    Jsonl,
+}
+
+impl OutputFormat {
+    /// Whether the output shows line numbers: without them neither the reader nor the scanner
+    /// counts lines (a pass over every input byte saved).
+    pub(crate) fn shows_lines(self) -> bool {
+        self != OutputFormat::Keys
+    }
+}
+
+/// Escapes a TSV field: `\` `TAB` `LF` `CR` as `\\` `\t` `\n` `\r`, so no field holds a raw tab or
+/// newline (the text convention of PostgreSQL's `COPY`).
+///
+/// ```
+/// assert_eq!(linksieve_pipeline::tsv("a\tb\nc\\d"), "a\\tb\\nc\\\\d");
+/// ```
+pub fn tsv(s: &str) -> Cow<'_, str> {
+    if !s.contains(['\t', '\n', '\r', '\\']) {
+        return s.into();
+    }
+    let mut o = String::with_capacity(s.len() + 4);
+    for c in s.chars() {
+        match c {
+            '\t' => o.push_str("\\t"),
+            '\n' => o.push_str("\\n"),
+            '\r' => o.push_str("\\r"),
+            '\\' => o.push_str("\\\\"),
+            c => o.push(c),
+        }
+    }
+    o.into()
+}
+
+/// Writes one engine row, `key<TAB>canonical<TAB>original<TAB>provenance` and a line feed, with
+/// `key` the fingerprint of `canonical` (computed when `fp` is `None`). `provenance` is escaped
+/// like the other fields.
+///
+/// ```
+/// let mut out = Vec::new();
+/// linksieve_pipeline::write_row(&mut out, None, "http://example.com/", "HTTP://example.com", "a.txt:1:4").unwrap();
+/// let row = String::from_utf8(out).unwrap();
+/// let fields: Vec<&str> = row.trim_end().split('\t').collect();
+/// assert_eq!(fields.len(), 4);
+/// assert_eq!(fields[0].len(), 32);
+/// assert_eq!(&fields[1..], ["http://example.com/", "HTTP://example.com", "a.txt:1:4"]);
+/// ```
+pub fn write_row(
+    w: &mut impl Write,
+    fp: Option<Fingerprint>,
+    canonical: &str,
+    original: &str,
+    provenance: &str,
+) -> io::Result<()> {
+    let fp = fp.unwrap_or_else(|| Fingerprint::of(canonical.as_bytes()));
+    writeln!(
+        w,
+        "{:032x}\t{}\t{}\t{}",
+        fp.0,
+        tsv(canonical),
+        tsv(original),
+        tsv(provenance)
+    )
+}
+
+/// A new key and where its link was found, as the sink hands it to the [`Printer`].
+pub(crate) struct KeyRow<'a> {
+    pub(crate) fp: u128,
+    pub(crate) key: &'a str,
+    pub(crate) original: &'a str,
+    pub(crate) input: &'a str,
+    pub(crate) offset: u64,
+    pub(crate) line: u64,
+    /// The WARC record's target URI, for links in WARC records.
+    pub(crate) provenance: Option<&'a str>,
+    /// The lowest rung at which the original already has this key.
+    pub(crate) rung: &'static str,
+}
+
+/// A link without a key, as the sink hands it to the [`Printer`].
+pub(crate) struct RejectedRow<'a> {
+    pub(crate) original: &'a str,
+    pub(crate) error: &'a str,
+    pub(crate) input: Option<&'a str>,
+    pub(crate) offset: u64,
+    pub(crate) line: u64,
+    pub(crate) provenance: Option<&'a str>,
+}
+
+/// Writes `run`'s output in the chosen format (buffered: [`flush`](Printer::flush) at the
+/// end). With `--counts`, only [`count`](Printer::count) writes: the keys and the
+/// diagnostics are not shown.
+pub(crate) struct Printer<'a> {
+    out: io::BufWriter<&'a mut dyn Write>,
+    format: OutputFormat,
+    counts: bool,
+}
+
+impl<'a> Printer<'a> {
+    pub(crate) fn new(out: &'a mut dyn Write, format: OutputFormat, counts: bool) -> Self {
+        Printer {
+            out: io::BufWriter::with_capacity(1 << 16, out),
+            format,
+            counts,
+        }
+    }
+
+    /// A new key, in the chosen format.
+    pub(crate) fn key(&mut self, r: &KeyRow<'_>) -> io::Result<()> {
+        if self.counts {
+            return Ok(());
+        }
+        let w = &mut self.out;
+        match self.format {
+            OutputFormat::Keys => w
+                .write_all(r.key.as_bytes())
+                .and_then(|()| w.write_all(b"\n")),
+            OutputFormat::Tsv => {
+                let provenance = match r.provenance {
+                    Some(target) => Cow::Borrowed(target),
+                    None => Cow::Owned(format!("{}:{}:{}", r.input, r.line, r.offset)),
+                };
+                write_row(w, Some(Fingerprint(r.fp)), r.key, r.original, &provenance)
+            }
+            OutputFormat::Jsonl => {
+                let v = serde_json::json!({
+                    "key": r.key,
+                    "original": r.original,
+                    "file": r.input,
+                    "offset": r.offset,
+                    "line": r.line,
+                    "provenance": r.provenance,
+                    "rung": r.rung,
+                });
+                writeln!(w, "{v}")
+            }
+        }
+    }
+
+    /// A link without a key: an object in JSONL, nothing in the other formats (it is counted).
+    pub(crate) fn rejected(&mut self, r: &RejectedRow<'_>) -> io::Result<()> {
+        if self.format != OutputFormat::Jsonl || self.counts {
+            return Ok(());
+        }
+        let v = serde_json::json!({
+            "rejected": r.original,
+            "error": r.error,
+            "file": r.input,
+            "offset": r.offset,
+            "line": r.line,
+            "provenance": r.provenance,
+        });
+        writeln!(self.out, "{v}")
+    }
+
+    /// An input that could not be read (to its end): an object in JSONL, nothing in the other
+    /// formats (it is in the summary).
+    pub(crate) fn input_failed(&mut self, f: &InputFailure) -> io::Result<()> {
+        if self.format != OutputFormat::Jsonl || self.counts {
+            return Ok(());
+        }
+        let v = serde_json::json!({"input": f.input, "error": f.error});
+        writeln!(self.out, "{v}")
+    }
+
+    /// A `--counts` line: the key and how many links had it.
+    pub(crate) fn count(&mut self, key: &str, n: u64) -> io::Result<()> {
+        writeln!(self.out, "{}\t{n}", tsv(key))
+    }
+
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
