@@ -3,7 +3,7 @@
 use crate::chars::{self, UNRESERVED};
 use crate::host::{IdnaProfile, domain_to_ascii};
 use crate::parse::{Component, IriRef, Parts};
-use crate::scheme::scheme_info;
+use crate::scheme_table::scheme_info;
 use encoding_rs::Encoding;
 
 /// How an `ireg-name` is mapped to a URI host (3987bis 3.4).

@@ -24,9 +24,11 @@
 
 mod fast;
 mod forms;
+mod host;
 mod pct;
 mod protocol;
-mod scheme;
+mod scheme_rung;
+mod swar;
 mod syntax;
 
 pub use forms::from_surt;
@@ -334,7 +336,7 @@ fn uri_key<'a>(iri: IriRef<&'a str>, opts: &NormalizeOptions) -> Result<Key<'a>,
 fn slow_key(iri: IriRef<&str>, level: Level, nfc: bool, rules: Option<&Rules>) -> IriRef<String> {
     let mut k = syntax::normalize(iri, nfc);
     if level >= Level::Scheme {
-        k = scheme::normalize(k);
+        k = scheme_rung::normalize(k);
     }
     if level >= Level::Protocol {
         k = protocol::normalize(k, rules);

@@ -30,7 +30,7 @@ mod ladder;
 mod ops;
 mod parse;
 mod resolve;
-mod scheme;
+mod scheme_table;
 
 pub use chars::{
     is_bidi_formatting, is_iprivate, is_not_appropriate, is_not_appropriate_in, is_ucschar,
@@ -50,4 +50,4 @@ pub use parse::{
     parse_ipv6, validate,
 };
 pub use resolve::{ResolveError, Strictness, remove_dot_segments};
-pub use scheme::{SchemeInfo, scheme_info, scheme_table};
+pub use scheme_table::{SchemeInfo, scheme_info, scheme_table};

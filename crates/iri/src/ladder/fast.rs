@@ -4,9 +4,11 @@
 //! unit tests check the second point on every vector input and on generated IRIs.
 
 use super::Level;
+use super::host::plain_host;
 use super::pct::{hex_val, is_unreserved};
+use super::swar::{eq_mask, has_byte, word};
 use crate::parse::{IriRef, parse_ipv6};
-use crate::scheme::{SchemeInfo, scheme_info};
+use crate::scheme_table::{HTTP, HTTPS, SchemeInfo, table_row};
 
 /// True when `iri` is its own `uri` key at `level` (>= syntax), without redirects. Covered:
 /// ASCII references whose `%HH` are uppercase and not unreserved (with `nfc`: and < 0x80),
@@ -295,38 +297,6 @@ fn dot_segment_in_text(b: &[u8], i: usize) -> bool {
     seg_end(i + 1) || (b.get(i + 1) == Some(&b'.') && seg_end(i + 2))
 }
 
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// The eight bytes at `b[i..]`, if there are eight.
-#[inline]
-fn word(b: &[u8], i: usize) -> Option<u64> {
-    let chunk: [u8; 8] = b.get(i..i + 8)?.try_into().ok()?;
-    Some(u64::from_le_bytes(chunk))
-}
-
-/// One of the (ASCII) bytes of `w` is `c`.
-#[inline]
-fn has_byte(w: u64, c: u8) -> bool {
-    let v = w ^ (LO * u64::from(c));
-    v.wrapping_sub(LO) & !v & HI != 0
-}
-
-/// The high bit of each byte of `w` (ASCII) that is `c`, exactly.
-#[inline]
-fn eq_mask(w: u64, c: u8) -> u64 {
-    let v = w ^ (LO * u64::from(c));
-    !(((v & !HI) + !HI) | v | !HI)
-}
-
-/// One of the (ASCII) bytes of `w` is an uppercase letter.
-#[inline]
-fn has_upper(w: u64) -> bool {
-    let ge_a = w + LO * (0x80 - u64::from(b'A'));
-    let gt_z = w + LO * (0x80 - u64::from(b'Z') - 1);
-    ge_a & !gt_z & HI != 0
-}
-
 /// The `%HH` at `b[i..]` has uppercase hex digits and encodes neither an unreserved character
 /// nor (with `nfc`) an octet >= 0x80.
 #[inline]
@@ -345,59 +315,6 @@ fn triplet_ok(b: &[u8], i: usize, nfc: bool) -> bool {
         _ => false,
     }
 }
-
-/// A reg-name host (ASCII) without uppercase letters and `%`, and (for a DNS scheme) without a
-/// label starting with `xn--`, which IDNA would have to check.
-#[inline]
-pub(super) fn plain_host(h: &[u8], dns: bool) -> bool {
-    let mut hyphen = false;
-    let mut i = 0;
-    while i < h.len() {
-        if let Some(w) = word(h, i) {
-            if has_upper(w) || has_byte(w, b'%') {
-                return false;
-            }
-            hyphen |= has_byte(w, b'-');
-            i += 8;
-        } else {
-            let c = h[i];
-            if c.is_ascii_uppercase() || c == b'%' {
-                return false;
-            }
-            hyphen |= c == b'-';
-            i += 1;
-        }
-    }
-    let xn = |i: usize| h.get(i..i + 4) == Some(b"xn--");
-    !(dns && hyphen && (xn(0) || memchr::memchr_iter(b'.', h).any(|i| xn(i + 1))))
-}
-
-/// The row of the scheme table (lowercase `scheme`); the two schemes of most IRIs first (same
-/// rows, checked by a test), without the table's binary search.
-#[inline]
-pub(super) fn table_row(scheme: &[u8]) -> Option<&'static SchemeInfo> {
-    let http = scheme.get(..4).is_some_and(|p| p == b"http");
-    match scheme.len() {
-        4 if http => Some(&HTTP),
-        5 if http && scheme[4] == b's' => Some(&HTTPS),
-        0 => None,
-        _ => std::str::from_utf8(scheme).ok().and_then(scheme_info),
-    }
-}
-
-static HTTP: SchemeInfo = SchemeInfo {
-    name: "http",
-    default_port: Some(80),
-    dns_host: true,
-    special: true,
-};
-
-static HTTPS: SchemeInfo = SchemeInfo {
-    name: "https",
-    default_port: Some(443),
-    dns_host: true,
-    special: true,
-};
 
 /// `p` (digits) is the decimal number `d`.
 fn port_is(p: &[u8], d: u16) -> bool {
@@ -419,7 +336,7 @@ fn ipv6_is_5952(host: &str) -> bool {
         return false;
     };
     let mut buf = StackText::default();
-    super::scheme::write_ipv6(&mut buf, p);
+    super::host::write_ipv6(&mut buf, p);
     buf.as_bytes() == Some(inner.as_bytes())
 }
 
@@ -463,17 +380,8 @@ impl std::fmt::Write for StackText {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn table_rows_agree_with_the_scheme_table() {
-        for s in ["http", "https", "httpx", "ftp", "file", "urn"] {
-            assert_eq!(
-                super::table_row(s.as_bytes()),
-                crate::scheme::scheme_info(s)
-            );
-        }
-    }
-
-    #[test]
     fn host_and_dot_checks() {
+        use super::super::swar::has_upper;
         use super::*;
         assert!(!plain_host(b"a.xn--b.c", true));
         assert!(!plain_host(b"xn--b", true));

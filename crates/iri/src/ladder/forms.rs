@@ -57,9 +57,9 @@ fn host_key(text: &str, scheme: Option<&str>) -> String {
     let mut syn = String::new();
     super::pct::push_normal(&mut syn, text, super::pct::ascii_only_host(text));
     let dns = scheme
-        .and_then(crate::scheme::scheme_info)
+        .and_then(crate::scheme_table::scheme_info)
         .is_some_and(|i| i.dns_host);
-    match dns.then(|| super::scheme::dns_host(&syn)).flatten() {
+    match dns.then(|| super::host::dns_host(&syn)).flatten() {
         Some(h) => h,
         None => syn,
     }

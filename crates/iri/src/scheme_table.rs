@@ -119,8 +119,42 @@ pub fn scheme_table() -> &'static [SchemeInfo] {
     TABLE
 }
 
+/// The row of the scheme table (lowercase `scheme`); the two schemes of most IRIs first (same
+/// rows, checked by a test), without the table's binary search.
+#[inline]
+pub(crate) fn table_row(scheme: &[u8]) -> Option<&'static SchemeInfo> {
+    let http = scheme.get(..4).is_some_and(|p| p == b"http");
+    match scheme.len() {
+        4 if http => Some(&HTTP),
+        5 if http && scheme[4] == b's' => Some(&HTTPS),
+        0 => None,
+        _ => std::str::from_utf8(scheme).ok().and_then(scheme_info),
+    }
+}
+
+pub(crate) static HTTP: SchemeInfo = SchemeInfo {
+    name: "http",
+    default_port: Some(80),
+    dns_host: true,
+    special: true,
+};
+
+pub(crate) static HTTPS: SchemeInfo = SchemeInfo {
+    name: "https",
+    default_port: Some(443),
+    dns_host: true,
+    special: true,
+};
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn table_rows_agree_with_the_scheme_table() {
+        for s in ["http", "https", "httpx", "ftp", "file", "urn"] {
+            assert_eq!(super::table_row(s.as_bytes()), super::scheme_info(s));
+        }
+    }
+
     #[test]
     fn sorted() {
         assert!(super::TABLE.windows(2).all(|w| w[0].name < w[1].name));
