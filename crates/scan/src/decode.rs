@@ -65,7 +65,7 @@ impl Family {
     }
 
     /// Whether the encoding is ASCII-compatible and stateless, so that candidates can be
-    /// found in the raw bytes and only windows around them decoded (`lib.rs`): `:` `.` `/` are
+    /// found in the raw bytes and only windows around them decoded (`engine/`): `:` `.` `/` are
     /// never part of a multi-byte character, and decoding can restart at a [`Family::is_sync`]
     /// byte.
     pub(crate) fn lazy(self) -> bool {

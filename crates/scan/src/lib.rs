@@ -12,7 +12,7 @@
 //!    bytes, where `:` `.` `/` are never part of a multi-byte character, and links are found in
 //!    place where the bytes are their own text (valid UTF-8; ASCII); only what a candidate
 //!    needs beyond that is decoded (see `engine/`, and [`ScanOptions::decode_all`]).
-//! 2. **find** (`trigger.rs`, `find.rs`): candidates 64 bytes at a time (trigger bytes and a
+//! 2. **find** (`trigger.rs`, `find/`): candidates 64 bytes at a time (trigger bytes and a
 //!    cheap look at their neighbours), then a bounded look back and a linear, table-driven
 //!    forward scan; the boundary rules are in one table (`boundary.rs`).
 //! 3. **report**: offsets are mapped back to the input bytes exactly; links found in text
@@ -37,14 +37,14 @@
 //!     "http://www.ics.uci.edu/pub/ietf/uri/historical.html#WARNING",
 //! ]);
 //! ```
-
 //!
-//! The source, one job per file: `options.rs` ([`ScanOptions`], [`EncodingChoice`]), `scanner.rs`
-//! ([`Scanner`], [`scan_bytes`]), `hit.rs` ([`Hit`], [`HitRef`], and the one place hits are
-//! built), `engine/` (decoding and finding for one stream: `raw.rs` in place in the input bytes,
-//! `text.rs` in the decoded text window), `decode.rs`, `trigger.rs`, `find/` (the finder: `scheme.rs`,
-//! `schemeless.rs`, `extent.rs`), `boundary.rs`, `host.rs`, `schemes.rs`, `delimit.rs`
-//! ([`link_end`]) and [`chunk`] (where a stream may be cut into chunks scanned apart).
+//! The source, one job per file: `options.rs` ([`ScanOptions`], [`EncodingChoice`]),
+//! `scanner.rs` ([`Scanner`], [`scan_bytes`]), `hit.rs` ([`Hit`], [`HitRef`], and the one place
+//! hits are built), `engine/` (decoding and finding for one stream: `raw.rs` in place in the
+//! input bytes, `text.rs` in the decoded text window), `decode.rs`, `trigger.rs`, `find/` (the
+//! finder: `scheme.rs`, `schemeless.rs`, `extent.rs`), `boundary.rs`, `host.rs`, `schemes.rs`,
+//! `delimit.rs` ([`link_end`]) and [`chunk`] (where a stream may be cut into chunks that are
+//! scanned apart).
 
 mod boundary;
 pub mod chunk;
