@@ -15,8 +15,14 @@ impl Engine {
         }
         self.done = last;
         self.decoded += chunk.len() as u64;
-        self.stream
-            .decode(chunk, last, &mut self.text, self.base, &mut self.map, &mut self.stats);
+        self.stream.decode(
+            chunk,
+            last,
+            &mut self.text,
+            self.base,
+            &mut self.map,
+            &mut self.stats,
+        );
     }
 
     /// The finder of the text window has decided everything it holds.
