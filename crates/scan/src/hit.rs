@@ -2,6 +2,8 @@
 //! [`LinkKind`] and what was [`Trimmed`] around it. [`Maker`] builds every hit, for both modes of
 //! the engine.
 
+#[cfg(doc)]
+use crate::Scanner;
 use crate::find::Found;
 use encoding_rs::Encoding;
 
