@@ -295,7 +295,9 @@ impl Maker {
 
     /// The hit of the link `f`, found in `text`, at input offsets `start..end` on `line`. (Found
     /// in place, the text is UTF-8 or ASCII: NFC is then never applied.)
-    #[inline]
+    // inlined into both finder loops, as the code it replaces was: a call per hit costs 2% on
+    // text dense with links
+    #[inline(always)]
     pub(crate) fn hit<'a>(
         &'a mut self,
         f: &'a Found,
