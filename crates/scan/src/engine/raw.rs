@@ -280,7 +280,7 @@ impl Engine {
                     }
                     self.floor_raw = y + f.resume as u64;
                     // (the window is ASCII in a legacy encoding: NFC changes nothing)
-                    sink(self.hits.hit(&f, text, start, end, self.line));
+                    sink(self.hits.hit(&f, text, (start, end), self.line, false));
                     self.stats.hits += 1;
                 }
                 Ok(Outcome::Reject { resume }) => pos = resume.max(k + 1),

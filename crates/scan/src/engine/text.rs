@@ -215,7 +215,7 @@ impl Engine {
                     let start = map.src_of(start_abs, text, base);
                     let end = map.src_of(end_abs, text, base);
                     count_lines(lines, text, base, start_abs, line, line_pos);
-                    sink(hits.hit(&f, text, start, end, *line));
+                    sink(hits.hit(&f, text, (start, end), *line, true));
                     // after `<…>` the closing `>` (one byte) is passed over too
                     *floor_raw = end + (f.resume - f.end) as u64;
                     stats.hits += 1;

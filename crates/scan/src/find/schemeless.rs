@@ -312,9 +312,45 @@ impl Ctx<'_> {
 
     fn is_local_char(&self, c: char) -> bool {
         if c.is_ascii() {
-            c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~.".contains(c)
+            LOCAL_CHAR[c as usize]
         } else {
             self.cls(c) == Class::Link
+        }
+    }
+}
+
+/// The ASCII characters of an e-mail local part (RFC 5322 `atext` and `.`): letters, digits and
+/// [`LOCAL_PUNCT`]. A table, not a search of the string per character: the look back of every
+/// `@` and the run after every `.` ask for each of their characters.
+static LOCAL_CHAR: [bool; 128] = {
+    let mut t = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    let p = LOCAL_PUNCT.as_bytes();
+    let mut i = 0;
+    while i < p.len() {
+        t[p[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// The punctuation of an e-mail local part.
+const LOCAL_PUNCT: &str = "!#$%&'*+-/=?^_`{|}~.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_char_table_is_letters_digits_and_the_punctuation() {
+        for b in 0..128u8 {
+            let c = b as char;
+            let want = c.is_ascii_alphanumeric() || LOCAL_PUNCT.contains(c);
+            assert_eq!(LOCAL_CHAR[b as usize], want, "{c:?}");
         }
     }
 }
