@@ -1,5 +1,5 @@
 //! The boundary table: how every character behaves at the edge of a link. This is the one place
-//! where the delimiting rules live; the finder (`find.rs`) only asks [`class`].
+//! where the delimiting rules live; the finder (`find/`) only asks [`class`].
 //!
 //! | class | characters | effect |
 //! | --- | --- | --- |

@@ -22,7 +22,7 @@ use encoding_rs::{
     SHIFT_JIS, UTF_8, UTF_16BE, UTF_16LE,
 };
 
-use crate::ScanStats;
+use crate::{EncodingChoice, ScanStats};
 
 /// How the decoded characters relate to input bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,7 +65,7 @@ impl Family {
     }
 
     /// Whether the encoding is ASCII-compatible and stateless, so that candidates can be
-    /// found in the raw bytes and only windows around them decoded (`lib.rs`): `:` `.` `/` are
+    /// found in the raw bytes and only windows around them decoded (`engine/`): `:` `.` `/` are
     /// never part of a multi-byte character, and decoding can restart at a [`Family::is_sync`]
     /// byte.
     pub(crate) fn lazy(self) -> bool {
@@ -378,15 +378,6 @@ fn count_supplementary(s: &str) -> u64 {
     n
 }
 
-/// The encoding decision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Choice {
-    Auto,
-    Fixed(&'static Encoding),
-    /// This encoding, no BOM sniffing (a slice of a stream whose start was already decided).
-    Exact(&'static Encoding),
-}
-
 /// Bytes looked at by `auto` before deciding (also the most input held back before the first
 /// hit can be reported).
 pub(crate) const AUTO_WINDOW: usize = 64 * 1024;
@@ -394,11 +385,11 @@ pub(crate) const AUTO_WINDOW: usize = 64 * 1024;
 /// Decides the encoding from the start of the input. `prefix` is everything buffered so far;
 /// returns `None` when more input is needed. The result is the encoding and the BOM length.
 pub(crate) fn decide(
-    choice: Choice,
+    choice: EncodingChoice,
     prefix: &[u8],
     last: bool,
 ) -> Option<(&'static Encoding, usize)> {
-    if let Choice::Exact(enc) = choice {
+    if let EncodingChoice::Exact(enc) = choice {
         return Some((enc, 0));
     }
     if prefix.len() < 3 && !last {
@@ -409,8 +400,8 @@ pub(crate) fn decide(
         return Some((enc, n));
     }
     match choice {
-        Choice::Fixed(enc) | Choice::Exact(enc) => Some((enc, 0)),
-        Choice::Auto => {
+        EncodingChoice::Fixed(enc) | EncodingChoice::Exact(enc) => Some((enc, 0)),
+        EncodingChoice::Auto => {
             if prefix.len() < AUTO_WINDOW && !last {
                 return None;
             }
@@ -897,24 +888,24 @@ mod tests {
 
     #[test]
     fn auto() {
-        assert_eq!(decide(Choice::Auto, b"abc", true), Some((UTF_8, 0)));
+        assert_eq!(decide(EncodingChoice::Auto, b"abc", true), Some((UTF_8, 0)));
         assert_eq!(
-            decide(Choice::Auto, b"\xef\xbb\xbfabc", true),
+            decide(EncodingChoice::Auto, b"\xef\xbb\xbfabc", true),
             Some((UTF_8, 3))
         );
         assert_eq!(
-            decide(Choice::Auto, b"\xff\xfea\0", true),
+            decide(EncodingChoice::Auto, b"\xff\xfea\0", true),
             Some((UTF_16LE, 2))
         );
-        assert_eq!(decide(Choice::Auto, b"ab", false), None);
+        assert_eq!(decide(EncodingChoice::Auto, b"ab", false), None);
         let le: Vec<u8> = "hello world, http://x"
             .encode_utf16()
             .flat_map(|u| u.to_le_bytes())
             .collect();
-        assert_eq!(decide(Choice::Auto, &le, true), Some((UTF_16LE, 0)));
+        assert_eq!(decide(EncodingChoice::Auto, &le, true), Some((UTF_16LE, 0)));
         let (sj, _, _) =
             SHIFT_JIS.encode("日本語のテキストです。http://example.jp/ を見てください。");
-        let got = decide(Choice::Auto, &sj, true).map(|x| x.0);
+        let got = decide(EncodingChoice::Auto, &sj, true).map(|x| x.0);
         assert_eq!(got, Some(SHIFT_JIS));
     }
 }

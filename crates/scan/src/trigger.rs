@@ -15,7 +15,7 @@
 //!   takes is a suffix of the run of scheme bytes before the `:`, so it is enough to look up the
 //!   suffixes of two to eight letters.
 //!
-//! A candidate the look lets through is examined by the finder (`find.rs`) on decoded text,
+//! A candidate the look lets through is examined by the finder (`find/`) on decoded text,
 //! which has the last word.
 //!
 //! Speed: 64 bytes at a time, the trigger test with its neighbour conditions is a loop of
@@ -96,7 +96,7 @@ fn is_scheme_byte(c: u8) -> bool {
     is_alpha(c) || is_digit(c) || c == b'+' || c == b'-' || c == b'.'
 }
 
-/// What may follow `scheme:` in an opaque IRI (the finder's fast reject, `find.rs`); `,` and
+/// What may follow `scheme:` in an opaque IRI (the finder's fast reject, `find/scheme.rs`); `,` and
 /// `;` for `data:,text` and `data:;base64,...` (RFC 2397: the media type may be empty).
 #[inline(always)]
 fn is_opaque_start(c: u8) -> bool {

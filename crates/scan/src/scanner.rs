@@ -1,0 +1,253 @@
+//! The public scanner: [`Scanner`] (streaming) and [`scan_bytes`] (one buffer), with their
+//! counters ([`ScanStats`]). The work is the engine's (`engine/`); the scanner decides the
+//! encoding and starts it.
+
+use crate::decode;
+use crate::engine::{Engine, Sink};
+use crate::{Encoding, Hit, HitRef, ScanError, ScanOptions};
+
+/// Counters of one scan.
+///
+/// ```
+/// use linksieve_scan::{scan_bytes, EncodingChoice, ScanOptions, encoding_for_label};
+/// let utf8 = EncodingChoice::Fixed(encoding_for_label("utf-8").unwrap());
+/// let r = scan_bytes(b"http://a.example/ \xff", &ScanOptions { encoding: utf8, ..Default::default() });
+/// assert_eq!(r.stats.malformed_sequences, 1);
+/// assert_eq!(r.stats.hits, 1);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScanStats {
+    /// Input bytes fed.
+    pub bytes_in: u64,
+    /// Malformed byte sequences (each decoded as one U+FFFD).
+    pub malformed_sequences: u64,
+    /// Bytes in malformed sequences.
+    pub malformed_bytes: u64,
+    /// Candidates longer than the maximum link length, skipped.
+    pub too_long: u64,
+    /// Candidate positions examined.
+    pub candidates: u64,
+    /// Links reported.
+    pub hits: u64,
+    /// Text bytes visited by the finder (look backs, forward scans, rescans after waiting for
+    /// input): a work counter that grows linearly with the input.
+    pub work: u64,
+    /// Input bytes the decoder never saw (see [`ScanOptions::decode_all`]): scanned in place
+    /// where they are their own text, or far from any candidate. Set when the scan finishes.
+    pub skipped_bytes: u64,
+}
+
+/// Everything [`scan_bytes`] found.
+///
+/// ```
+/// use linksieve_scan::{scan_bytes, ScanOptions};
+/// let r = scan_bytes(b"", &ScanOptions::default());
+/// assert!(r.hits.is_empty());
+/// assert_eq!(r.encoding.name(), "UTF-8");
+/// ```
+#[derive(Debug, Clone)]
+pub struct ScanResult {
+    /// The links, in input order.
+    pub hits: Vec<Hit>,
+    /// Counters.
+    pub stats: ScanStats,
+    /// The encoding used.
+    pub encoding: &'static Encoding,
+}
+
+/// Scans a whole input.
+///
+/// ```
+/// use linksieve_scan::{scan_bytes, ScanOptions};
+/// let r = scan_bytes("請看http://example.com/文件。謝謝".as_bytes(), &ScanOptions::default());
+/// assert_eq!(r.hits[0].text, "http://example.com/文件");
+/// ```
+pub fn scan_bytes(input: &[u8], opts: &ScanOptions) -> ScanResult {
+    let mut s = Scanner::new(opts);
+    let mut hits = Vec::new();
+    // `feed` and `finish` fail only after `finish`
+    let _ = s.feed(input, &mut hits);
+    let _ = s.finish(&mut hits);
+    ScanResult {
+        hits,
+        stats: *s.stats(),
+        encoding: s.encoding().unwrap_or(encoding_rs::UTF_8),
+    }
+}
+
+/// A streaming scanner: [`feed`](Scanner::feed) chunks, then [`finish`](Scanner::finish).
+///
+/// ```
+/// use linksieve_scan::{Scanner, ScanOptions};
+/// let mut s = Scanner::new(&ScanOptions::default());
+/// let mut hits = Vec::new();
+/// s.feed(b"see http://exa", &mut hits).unwrap();
+/// s.feed(b"mple.com/ ok", &mut hits).unwrap();
+/// s.finish(&mut hits).unwrap();
+/// assert_eq!(hits[0].text, "http://example.com/");
+/// assert_eq!((hits[0].start, hits[0].end), (4, 23));
+/// ```
+pub struct Scanner {
+    opts: ScanOptions,
+    /// input held until the encoding is decided
+    pending: Vec<u8>,
+    /// started once the encoding is decided
+    eng: Option<Engine>,
+    /// the counters until the engine starts, which then keeps them
+    stats: ScanStats,
+    finished: bool,
+}
+
+impl Scanner {
+    /// A scanner with these options.
+    ///
+    /// ```
+    /// let s = linksieve_scan::Scanner::new(&Default::default());
+    /// assert!(s.encoding().is_none());
+    /// ```
+    pub fn new(opts: &ScanOptions) -> Scanner {
+        Scanner {
+            opts: *opts,
+            pending: Vec::new(),
+            eng: None,
+            stats: ScanStats::default(),
+            finished: false,
+        }
+    }
+
+    /// The encoding, once decided (after 64 KiB of input or at [`finish`](Scanner::finish)
+    /// with `auto`; after 3 bytes with a label, for the BOM check).
+    ///
+    /// ```
+    /// use linksieve_scan::{EncodingChoice, Scanner, ScanOptions, encoding_for_label};
+    /// let opts = ScanOptions {
+    ///     encoding: EncodingChoice::Fixed(encoding_for_label("sjis").unwrap()),
+    ///     ..Default::default()
+    /// };
+    /// let mut s = Scanner::new(&opts);
+    /// s.feed(b"abc", &mut Vec::new()).unwrap();
+    /// assert_eq!(s.encoding().unwrap().name(), "Shift_JIS");
+    /// ```
+    pub fn encoding(&self) -> Option<&'static Encoding> {
+        self.eng.as_ref().map(Engine::encoding)
+    }
+
+    /// Counters so far.
+    ///
+    /// ```
+    /// let mut s = linksieve_scan::Scanner::new(&Default::default());
+    /// s.feed(b"abc", &mut Vec::new()).unwrap();
+    /// assert_eq!(s.stats().hits, 0);
+    /// ```
+    pub fn stats(&self) -> &ScanStats {
+        match &self.eng {
+            Some(eng) => &eng.stats,
+            None => &self.stats,
+        }
+    }
+
+    /// Feeds the next chunk of input; links that are complete are appended to `out`.
+    ///
+    /// ```
+    /// let mut s = linksieve_scan::Scanner::new(&Default::default());
+    /// let mut out = Vec::new();
+    /// s.feed(b"http://a.example/ and more", &mut out).unwrap();
+    /// s.finish(&mut out).unwrap();
+    /// assert_eq!(out.len(), 1);
+    /// assert!(s.feed(b"x", &mut out).is_err());
+    /// ```
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<Hit>) -> Result<(), ScanError> {
+        self.feed_with(chunk, |h| out.push(h.to_hit()))
+    }
+
+    /// Ends the input: decodes what is left and reports the remaining links.
+    ///
+    /// ```
+    /// let mut s = linksieve_scan::Scanner::new(&Default::default());
+    /// let mut out = Vec::new();
+    /// s.feed(b"urn:isbn:0451450523", &mut out).unwrap();
+    /// assert!(out.is_empty());
+    /// s.finish(&mut out).unwrap();
+    /// assert_eq!(out[0].text, "urn:isbn:0451450523");
+    /// ```
+    pub fn finish(&mut self, out: &mut Vec<Hit>) -> Result<(), ScanError> {
+        self.finish_with(|h| out.push(h.to_hit()))
+    }
+
+    /// [`feed`](Scanner::feed) without copying: each link is passed to `sink` as a [`HitRef`]
+    /// that borrows the scanner's text.
+    ///
+    /// ```
+    /// let mut s = linksieve_scan::Scanner::new(&Default::default());
+    /// let mut n = 0;
+    /// s.feed_with(b"see http://a.example/ and http://b.example/ ", |h| n += h.text.len()).unwrap();
+    /// s.finish_with(|h| n += h.text.len()).unwrap();
+    /// assert_eq!(n, 34);
+    /// ```
+    pub fn feed_with(
+        &mut self,
+        chunk: &[u8],
+        mut sink: impl FnMut(HitRef<'_>),
+    ) -> Result<(), ScanError> {
+        if self.finished {
+            return Err(ScanError::Finished);
+        }
+        if let Some(eng) = self.eng.as_mut() {
+            eng.stats.bytes_in += chunk.len() as u64;
+            eng.feed(chunk, &mut sink);
+        } else {
+            self.stats.bytes_in += chunk.len() as u64;
+            // a first chunk that decides the encoding (always, for a fixed one) is scanned
+            // where it lies, without a copy into `pending`
+            if self.pending.is_empty()
+                && let Some((enc, bom)) = decode::decide(self.opts.encoding, chunk, false)
+            {
+                self.start(enc, bom, chunk, &mut sink);
+                return Ok(());
+            }
+            self.pending.extend_from_slice(chunk);
+            let Some((enc, bom)) = decode::decide(self.opts.encoding, &self.pending, false) else {
+                return Ok(());
+            };
+            let pending = std::mem::take(&mut self.pending);
+            self.start(enc, bom, &pending, &mut sink);
+        }
+        Ok(())
+    }
+
+    /// [`finish`](Scanner::finish) without copying (see [`feed_with`](Scanner::feed_with)).
+    ///
+    /// ```
+    /// let mut s = linksieve_scan::Scanner::new(&Default::default());
+    /// s.feed_with(b"mailto:a@b.example", |_| {}).unwrap();
+    /// let mut got = Vec::new();
+    /// s.finish_with(|h| got.push(h.text.to_owned())).unwrap();
+    /// assert_eq!(got, ["mailto:a@b.example"]);
+    /// ```
+    pub fn finish_with(&mut self, mut sink: impl FnMut(HitRef<'_>)) -> Result<(), ScanError> {
+        if self.finished {
+            return Err(ScanError::Finished);
+        }
+        self.finished = true;
+        if self.eng.is_none() {
+            let (enc, bom) = decode::decide(self.opts.encoding, &self.pending, true)
+                .unwrap_or((encoding_rs::UTF_8, 0));
+            let bom = bom.min(self.pending.len());
+            let pending = std::mem::take(&mut self.pending);
+            self.start(enc, bom, &pending, &mut sink);
+        }
+        if let Some(eng) = self.eng.as_mut() {
+            eng.finish(&mut sink);
+        }
+        Ok(())
+    }
+
+    /// The encoding is decided: starts the engine on the input's first bytes (`bom` of them a
+    /// byte order mark).
+    fn start(&mut self, enc: &'static Encoding, bom: usize, first: &[u8], sink: &mut Sink<'_>) {
+        let stats = std::mem::take(&mut self.stats);
+        let mut eng = Engine::new(enc, bom, &self.opts, stats);
+        eng.feed(&first[bom..], sink);
+        self.eng = Some(eng);
+    }
+}
