@@ -348,7 +348,8 @@ impl<'a, 's> Reader<'a, 's> {
         *self.stats.encodings.entry(encoding.name()).or_default() += 1;
         let mut total = buf.len() as u64;
         if !cuttable(encoding) {
-            return self.sequential(meta, r, buf, eof, base, encoding, total);
+            let head = Head { buf, eof, total };
+            return self.sequential(meta, r, head, base, encoding);
         }
         buf.drain(..bom);
         self.stats.skip("byte order marks", bom as u64);
@@ -404,17 +405,21 @@ impl<'a, 's> Reader<'a, 's> {
     }
 
     /// Streams that cannot be cut without decoding: scanned here, in order; normalized by workers.
-    #[allow(clippy::too_many_arguments)]
+    /// `head`: what was read of the stream to decide its encoding; `base`: the stream's offset
+    /// in its input. Returns the bytes read in all.
     pub(super) fn sequential(
         &mut self,
         meta: &Arc<StreamMeta>,
         r: &mut dyn BufRead,
-        mut buf: Vec<u8>,
-        mut eof: bool,
+        head: Head,
         base: u64,
         encoding: &'static Encoding,
-        mut total: u64,
     ) -> io::Result<u64> {
+        let Head {
+            mut buf,
+            mut eof,
+            mut total,
+        } = head;
         // decode_all: the summary counts every malformed sequence, not only those near links.
         let mut scanner = Scanner::new(&ScanOptions {
             encoding: EncodingChoice::Fixed(encoding),
@@ -457,6 +462,14 @@ impl<'a, 's> Reader<'a, 's> {
         }
         Ok(total)
     }
+}
+
+/// What the reader has of a stream when it hands it to [`Reader::sequential`]: the bytes read
+/// to decide its encoding, whether the input ended there, and the bytes read so far.
+pub(super) struct Head {
+    pub(super) buf: Vec<u8>,
+    pub(super) eof: bool,
+    pub(super) total: u64,
 }
 
 /// Counts the bytes consumed from an input (after decompression), for the summary and the
