@@ -14,7 +14,7 @@
 //! - `normalize_str` (the fused fast path on text) equals `normalize` of the parsed reference.
 
 use linksieve_iri::{
-    Grammar, InputMode, IriRef, KeyForm, Level, NormalizeOptions, Rules, compare_str, from_surt,
+    Grammar, InputMode, IriRef, KeyForm, Rung, NormalizeOptions, Rules, compare_str, from_surt,
     leiri_to_iri, normalize_str,
 };
 use std::sync::{Arc, OnceLock};
@@ -63,9 +63,9 @@ pub fn run(data: &[u8]) {
 /// Reading the text (`normalize_str`, which may answer from the fused fast path before any
 /// parse) gives the key of the parsed reference (`normalize`), at every rung, or both fail.
 fn text_path_equals_parsed_path(s: &str, o: &NormalizeOptions) {
-    for level in Level::ALL {
+    for rung in Rung::ALL {
         let o = NormalizeOptions {
-            level,
+            rung,
             form: KeyForm::Uri,
             ..o.clone()
         };
@@ -73,20 +73,20 @@ fn text_path_equals_parsed_path(s: &str, o: &NormalizeOptions) {
         let parsed = IriRef::parse(s)
             .ok()
             .and_then(|iri| linksieve_iri::normalize(&iri, &o).ok());
-        assert_eq!(by_text, parsed, "{s:?} at {level}");
+        assert_eq!(by_text, parsed, "{s:?} at {rung}");
     }
 }
 
-/// The key of `s` read in `mode`, at `level`, in `form`.
+/// The key of `s` read in `mode`, at `rung`, in `form`.
 fn key(
     s: &str,
     mode: InputMode,
     o: &NormalizeOptions,
-    level: Level,
+    rung: Rung,
     form: KeyForm,
 ) -> Option<String> {
     let o = NormalizeOptions {
-        level,
+        rung,
         form,
         ..o.clone()
     };
@@ -96,35 +96,35 @@ fn key(
 /// Checks one input at every rung; returns its `uri` keys, lowest rung first.
 fn one(s: &str, mode: InputMode, o: &NormalizeOptions) -> [Option<String>; 4] {
     let strict = InputMode::Strict;
-    let ctx = |what: &str, level: Level| {
+    let ctx = |what: &str, rung: Rung| {
         format!(
-            "{what} at {level} (mode {mode:?}, nfc={}, rules={}) for {s:?}",
+            "{what} at {rung} (mode {mode:?}, nfc={}, rules={}) for {s:?}",
             o.nfc,
             o.rules.is_some()
         )
     };
     let mut keys: [Option<String>; 4] = Default::default();
     let mut below: Option<String> = None;
-    let mut missing: Option<Level> = None;
-    for (n, level) in Level::ALL.into_iter().enumerate() {
-        let uri = key(s, mode, o, level, KeyForm::Uri);
+    let mut missing: Option<Rung> = None;
+    for (n, rung) in Rung::ALL.into_iter().enumerate() {
+        let uri = key(s, mode, o, rung, KeyForm::Uri);
         // Every form has a key exactly when the uri form has one.
-        let ik = key(s, mode, o, level, KeyForm::Iri);
-        let sk = key(s, mode, o, level, KeyForm::Surt);
+        let ik = key(s, mode, o, rung, KeyForm::Iri);
+        let sk = key(s, mode, o, rung, KeyForm::Surt);
         assert_eq!(
             ik.is_some(),
             uri.is_some(),
             "{}",
-            ctx("iri key vs uri key", level)
+            ctx("iri key vs uri key", rung)
         );
         assert_eq!(
             sk.is_some(),
             uri.is_some(),
             "{}",
-            ctx("surt key vs uri key", level)
+            ctx("surt key vs uri key", rung)
         );
         let Some(uri) = uri else {
-            missing.get_or_insert(level);
+            missing.get_or_insert(rung);
             below = None;
             continue;
         };
@@ -132,15 +132,15 @@ fn one(s: &str, mode: InputMode, o: &NormalizeOptions) -> [Option<String>; 4] {
         assert!(
             missing.is_none(),
             "{}",
-            ctx(&format!("a key but none at {missing:?}"), level)
+            ctx(&format!("a key but none at {missing:?}"), rung)
         );
-        if level == Level::String {
+        if rung == Rung::String {
             match mode {
                 InputMode::Strict => {
-                    assert_eq!(uri, s, "{}", ctx("string rung is not the identity", level))
+                    assert_eq!(uri, s, "{}", ctx("string rung is not the identity", rung))
                 }
                 InputMode::Leiri => {
-                    assert_eq!(uri, leiri_to_iri(s), "{}", ctx("string rung", level))
+                    assert_eq!(uri, leiri_to_iri(s), "{}", ctx("string rung", rung))
                 }
                 InputMode::Web => {}
             }
@@ -148,60 +148,60 @@ fn one(s: &str, mode: InputMode, o: &NormalizeOptions) -> [Option<String>; 4] {
             assert!(
                 uri.is_ascii() && IriRef::parse_with(uri.as_str(), Grammar::Uri).is_ok(),
                 "{}",
-                ctx(&format!("uri key {uri:?} is not a URI"), level)
+                ctx(&format!("uri key {uri:?} is not a URI"), rung)
             );
         }
         // Idempotence of the uri form (the key is an IRI: read strictly).
-        let again = key(&uri, strict, o, level, KeyForm::Uri);
+        let again = key(&uri, strict, o, rung, KeyForm::Uri);
         assert_eq!(
             again.as_deref(),
             Some(uri.as_str()),
             "{}",
-            ctx(&format!("uri not idempotent: {uri:?}"), level)
+            ctx(&format!("uri not idempotent: {uri:?}"), rung)
         );
         // Composition: this rung sees only the key of the rung below.
         if let Some(b) = &below {
-            let via = key(b, strict, o, level, KeyForm::Uri);
+            let via = key(b, strict, o, rung, KeyForm::Uri);
             assert_eq!(
                 via.as_deref(),
                 Some(uri.as_str()),
                 "{}",
-                ctx(&format!("n(n_below({b:?})) != n = {uri:?}"), level)
+                ctx(&format!("n(n_below({b:?})) != n = {uri:?}"), rung)
             );
         }
         below = Some(uri.clone());
         // The iri form: an IRI, idempotent, and the same IRI as the uri key.
         let ik = ik.unwrap_or_default();
-        let ii = key(&ik, strict, o, level, KeyForm::Iri);
+        let ii = key(&ik, strict, o, rung, KeyForm::Iri);
         assert_eq!(
             ii.as_deref(),
             Some(ik.as_str()),
             "{}",
-            ctx(&format!("iri key {ik:?} not idempotent"), level)
+            ctx(&format!("iri key {ik:?} not idempotent"), rung)
         );
-        if level >= Level::Syntax {
-            let iu = key(&ik, strict, o, level, KeyForm::Uri);
+        if rung >= Rung::Syntax {
+            let iu = key(&ik, strict, o, rung, KeyForm::Uri);
             assert_eq!(
                 iu.as_deref(),
                 Some(uri.as_str()),
                 "{}",
-                ctx(&format!("iri key {ik:?} has another uri key"), level)
+                ctx(&format!("iri key {ik:?} has another uri key"), rung)
             );
         }
         // The surt form: a function of the uri key, and one-to-one.
         let sk = sk.unwrap_or_default();
-        let ss = key(&uri, strict, o, level, KeyForm::Surt);
+        let ss = key(&uri, strict, o, rung, KeyForm::Surt);
         assert_eq!(
             ss.as_deref(),
             Some(sk.as_str()),
             "{}",
-            ctx(&format!("surt(n(n_uri)) != surt key {sk:?}"), level)
+            ctx(&format!("surt(n(n_uri)) != surt key {sk:?}"), rung)
         );
         assert_eq!(
             from_surt(&sk).as_deref(),
             Some(uri.as_str()),
             "{}",
-            ctx(&format!("from_surt({sk:?}) is not the uri key"), level)
+            ctx(&format!("from_surt({sk:?}) is not the uri key"), rung)
         );
         keys[n] = Some(uri);
     }
@@ -218,21 +218,21 @@ fn pair(
     o: &NormalizeOptions,
 ) {
     let mut first_equal = None;
-    for (n, level) in Level::ALL.into_iter().enumerate() {
+    for (n, rung) in Rung::ALL.into_iter().enumerate() {
         let (Some(x), Some(y)) = (&ka[n], &kb[n]) else {
             break;
         };
         if first_equal.is_some() {
             assert_eq!(
                 x, y,
-                "{a:?} and {b:?} are equal below {level} but not at it"
+                "{a:?} and {b:?} are equal below {rung} but not at it"
             );
         } else if x == y {
-            first_equal = Some(level);
+            first_equal = Some(rung);
         }
     }
     let opts = NormalizeOptions {
-        level: Level::Protocol,
+        rung: Rung::Protocol,
         ..o.clone()
     };
     if let Ok(c) = compare_str(a, b, mode, &opts) {
@@ -243,18 +243,18 @@ fn pair(
             c.equivalent_at
         );
         for r in &c.rungs {
-            let n = r.level as usize;
+            let n = r.rung as usize;
             assert_eq!(
                 ka[n].as_deref(),
                 Some(r.keys[0].as_str()),
                 "compare key of {a:?} at {}",
-                r.level
+                r.rung
             );
             assert_eq!(
                 kb[n].as_deref(),
                 Some(r.keys[1].as_str()),
                 "compare key of {b:?} at {}",
-                r.level
+                r.rung
             );
         }
     }

@@ -9,7 +9,7 @@
 //! depend on how the input was cut: inputs, failures, bytes read, links found, rejected links by
 //! reason, too-long candidates, unique keys and duplicates.
 
-use linksieve_iri::{Level, NormalizeOptions};
+use linksieve_iri::{Rung, NormalizeOptions};
 use linksieve_pipeline::dedup::MemoryDedup;
 use linksieve_pipeline::{InputSpec, OutputFormat, RunOptions, RunStats};
 use linksieve_scan::ScanOptions;
@@ -51,8 +51,8 @@ pub fn run(data: &[u8]) {
         2 => OutputFormat::Jsonl,
         _ => OutputFormat::Keys,
     };
-    let level =
-        [Level::Scheme, Level::Syntax, Level::Protocol, Level::String][usize::from(flags >> 5 & 3)];
+    let rung =
+        [Rung::Scheme, Rung::Syntax, Rung::Protocol, Rung::String][usize::from(flags >> 5 & 3)];
     let inputs = [InputSpec::File(path.clone())];
     let mut first: Option<(Vec<u8>, RunStats, usize, usize)> = None;
     for threads in [1, 2] {
@@ -66,7 +66,7 @@ pub fn run(data: &[u8]) {
                     ..ScanOptions::default()
                 },
                 normalize: NormalizeOptions {
-                    level,
+                    rung,
                     ..NormalizeOptions::default()
                 },
                 html: flags & 0x10 != 0,

@@ -15,7 +15,7 @@
 //! ```
 
 use linksieve_benches::{count_ok, median, use_ok};
-use linksieve_iri::{InputMode, Level, NormalizeOptions, normalize_str, normalize_str_into};
+use linksieve_iri::{InputMode, NormalizeOptions, Rung, normalize_str, normalize_str_into};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -34,9 +34,9 @@ struct Case {
     run: fn(&[String]) -> usize,
 }
 
-fn ladder(urls: &[String], level: Level) -> usize {
+fn ladder(urls: &[String], rung: Rung) -> usize {
     let opts = NormalizeOptions {
-        level,
+        rung,
         ..Default::default()
     };
     count_ok(urls, |u| {
@@ -47,7 +47,7 @@ fn ladder(urls: &[String], level: Level) -> usize {
 }
 
 fn linksieve_scheme(urls: &[String]) -> usize {
-    ladder(urls, Level::Scheme)
+    ladder(urls, Rung::Scheme)
 }
 
 /// The scheme-rung key appended to one buffer, cleared every 4096 keys: how `linksieve run`
@@ -72,7 +72,7 @@ fn linksieve_scheme_into(urls: &[String]) -> usize {
 }
 
 fn linksieve_syntax(urls: &[String]) -> usize {
-    ladder(urls, Level::Syntax)
+    ladder(urls, Rung::Syntax)
 }
 
 /// The same URLs with the scheme in uppercase, which no key has: every URL takes the general
@@ -87,11 +87,11 @@ fn linksieve_general(urls: &[String]) -> usize {
             })
             .collect()
     });
-    ladder(upper, Level::Scheme)
+    ladder(upper, Rung::Scheme)
 }
 
 fn linksieve_string(urls: &[String]) -> usize {
-    ladder(urls, Level::String)
+    ladder(urls, Rung::String)
 }
 
 fn url_parse(urls: &[String]) -> usize {

@@ -5,7 +5,7 @@ use crate::line_io::{self, InputArg, LineArgs, Reply};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use linksieve_iri::{
-    Comparison, InputMode, KeyForm, Level, NormalizeOptions, Redirects, Rules, compare_str,
+    Comparison, InputMode, KeyForm, NormalizeOptions, Redirects, Rules, Rung, compare_str,
     normalize_str,
 };
 use std::io::Write;
@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 /// A rung of the ladder.
 #[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum LevelArg {
+pub enum RungArg {
     /// The text as given (4.1).
     String,
     /// Case, percent-encoding, dot segments (4.2).
@@ -26,13 +26,13 @@ pub enum LevelArg {
     Protocol,
 }
 
-impl From<LevelArg> for Level {
-    fn from(l: LevelArg) -> Self {
+impl From<RungArg> for Rung {
+    fn from(l: RungArg) -> Self {
         match l {
-            LevelArg::String => Level::String,
-            LevelArg::Syntax => Level::Syntax,
-            LevelArg::Scheme => Level::Scheme,
-            LevelArg::Protocol => Level::Protocol,
+            RungArg::String => Rung::String,
+            RungArg::Syntax => Rung::Syntax,
+            RungArg::Scheme => Rung::Scheme,
+            RungArg::Protocol => Rung::Protocol,
         }
     }
 }
@@ -62,8 +62,8 @@ impl From<FormArg> for KeyForm {
 #[derive(Args, Debug, Clone)]
 pub struct LadderArgs {
     /// Rung of the comparison ladder (draft-ietf-iri-comparison-00 4.1-4.4).
-    #[arg(long, value_enum, default_value_t = LevelArg::Scheme)]
-    level: LevelArg,
+    #[arg(long = "level", value_name = "RUNG", value_enum, default_value_t = RungArg::Scheme)]
+    rung: RungArg,
     /// Unicode NFC at the syntax rung: for text transcoded from a legacy encoding (CMP 4.2.2).
     #[arg(long)]
     nfc: bool,
@@ -128,12 +128,12 @@ pub fn identity(a: &IdentityArgs) -> Result<ExitCode> {
 
 /// Builds the options; reports the redirect file's counts on stderr.
 pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<NormalizeOptions> {
-    let level: Level = l.level.into();
-    if level != Level::Protocol && (l.rules.is_some() || l.redirects.is_some()) {
+    let rung: Rung = l.rung.into();
+    if rung != Rung::Protocol && (l.rules.is_some() || l.redirects.is_some()) {
         bail!("--rules and --redirects apply at the protocol rung: add --level protocol");
     }
     let mut opts = NormalizeOptions {
-        level,
+        rung,
         form,
         nfc: l.nfc,
         ..Default::default()
@@ -183,7 +183,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
         Err(e) => {
             let mut named = false;
             for (name, s) in [("A", &a.a), ("B", &a.b)] {
-                if let Err(e) = normalize_str(s, mode, &opts.at(e.level())) {
+                if let Err(e) = normalize_str(s, mode, &opts.at(e.rung())) {
                     eprintln!("linksieve: {name}: {e}");
                     named = true;
                 }
@@ -199,12 +199,12 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
         write!(out, "{}", explain(&c))?;
     }
     Ok(match c.equivalent_at {
-        Some(level) => {
-            writeln!(out, "equivalent at {level}")?;
+        Some(rung) => {
+            writeln!(out, "equivalent at {rung}")?;
             ExitCode::SUCCESS
         }
         None => {
-            writeln!(out, "different up to {}", opts.level)?;
+            writeln!(out, "different up to {}", opts.rung)?;
             ExitCode::from(1)
         }
     })
@@ -215,7 +215,7 @@ fn explain(c: &Comparison) -> String {
     let mut out = String::new();
     for r in &c.rungs {
         for (i, name) in ["A", "B"].into_iter().enumerate() {
-            let rung = if i == 0 { r.level.name() } else { "" };
+            let rung = if i == 0 { r.rung.name() } else { "" };
             let changed = if r.changed[i].is_empty() {
                 String::new()
             } else {

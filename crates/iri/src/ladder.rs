@@ -3,10 +3,10 @@
 //!
 //! | rung | CMP | what it does (each rung does everything below it too) |
 //! |---|---|---|
-//! | [`Level::String`] | 4.1 | nothing: the text as given, compared code point by code point |
-//! | [`Level::Syntax`] | 4.2 | IRI -> URI form (3987bis 3.3), lowercase scheme and US-ASCII host, uppercase `%HH`, decode `%HH` of unreserved ASCII, remove dot segments; NFC only on request |
-//! | [`Level::Scheme`] | 4.3 | scheme table: drop an empty or default port, empty path -> `/`, IDNA for DNS hosts, RFC 5952 IPv6, `file://localhost/` -> `file:///` |
-//! | [`Level::Protocol`] | 4.4 | drop the fragment; optional crawler [`Rules`]; equivalences learned from [`Redirects`] |
+//! | [`Rung::String`] | 4.1 | nothing: the text as given, compared code point by code point |
+//! | [`Rung::Syntax`] | 4.2 | IRI -> URI form (3987bis 3.3), lowercase scheme and US-ASCII host, uppercase `%HH`, decode `%HH` of unreserved ASCII, remove dot segments; NFC only on request |
+//! | [`Rung::Scheme`] | 4.3 | scheme table: drop an empty or default port, empty path -> `/`, IDNA for DNS hosts, RFC 5952 IPv6, `file://localhost/` -> `file:///` |
+//! | [`Rung::Protocol`] | 4.4 | drop the fragment; optional crawler [`Rules`]; equivalences learned from [`Redirects`] |
 //!
 //! Every rung is a function of the key of the rung below (`scheme(x) = f(syntax(x))`), so two
 //! IRIs equal at one rung stay equal at every higher rung, and each rung is idempotent. A key is
@@ -14,8 +14,8 @@
 //! equal keys mean the same thing in every form.
 //!
 //! ```
-//! use linksieve_iri::{normalize_str, InputMode, Level, NormalizeOptions};
-//! let opts = NormalizeOptions { level: Level::Scheme, ..Default::default() };
+//! use linksieve_iri::{normalize_str, InputMode, Rung, NormalizeOptions};
+//! let opts = NormalizeOptions { rung: Rung::Scheme, ..Default::default() };
 //! let a = normalize_str("HTTP://Résumé.Example.ORG:80", InputMode::Strict, &opts).unwrap();
 //! let b = normalize_str("http://xn--rsum-bpad.example.org/", InputMode::Strict, &opts).unwrap();
 //! assert_eq!(a, "http://xn--rsum-bpad.example.org/");
@@ -42,13 +42,13 @@ use std::sync::Arc;
 /// A rung of the comparison ladder (CMP 4), ordered from the cheapest to the most aggressive.
 ///
 /// ```
-/// use linksieve_iri::Level;
-/// assert!(Level::String < Level::Syntax && Level::Scheme < Level::Protocol);
-/// assert_eq!("scheme".parse::<Level>().unwrap(), Level::Scheme);
-/// assert_eq!(Level::Protocol.to_string(), "protocol");
+/// use linksieve_iri::Rung;
+/// assert!(Rung::String < Rung::Syntax && Rung::Scheme < Rung::Protocol);
+/// assert_eq!("scheme".parse::<Rung>().unwrap(), Rung::Scheme);
+/// assert_eq!(Rung::Protocol.to_string(), "protocol");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
+pub enum Rung {
     /// CMP 4.1 simple string comparison: the IRI as given.
     String,
     /// CMP 4.2 syntax-based normalization.
@@ -60,44 +60,44 @@ pub enum Level {
     Protocol,
 }
 
-impl Level {
+impl Rung {
     /// Every rung, from the lowest.
     ///
     /// ```
-    /// assert_eq!(linksieve_iri::Level::ALL.len(), 4);
+    /// assert_eq!(linksieve_iri::Rung::ALL.len(), 4);
     /// ```
-    pub const ALL: [Level; 4] = [Level::String, Level::Syntax, Level::Scheme, Level::Protocol];
+    pub const ALL: [Rung; 4] = [Rung::String, Rung::Syntax, Rung::Scheme, Rung::Protocol];
 
     /// The rung's name as the command line spells it.
     ///
     /// ```
-    /// assert_eq!(linksieve_iri::Level::Syntax.name(), "syntax");
+    /// assert_eq!(linksieve_iri::Rung::Syntax.name(), "syntax");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
-            Level::String => "string",
-            Level::Syntax => "syntax",
-            Level::Scheme => "scheme",
-            Level::Protocol => "protocol",
+            Rung::String => "string",
+            Rung::Syntax => "syntax",
+            Rung::Scheme => "scheme",
+            Rung::Protocol => "protocol",
         }
     }
 
     /// The section of draft-ietf-iri-comparison-00 that defines the rung.
     ///
     /// ```
-    /// assert_eq!(linksieve_iri::Level::Scheme.section(), "4.3");
+    /// assert_eq!(linksieve_iri::Rung::Scheme.section(), "4.3");
     /// ```
     pub fn section(self) -> &'static str {
         match self {
-            Level::String => "4.1",
-            Level::Syntax => "4.2",
-            Level::Scheme => "4.3",
-            Level::Protocol => "4.4",
+            Rung::String => "4.1",
+            Rung::Syntax => "4.2",
+            Rung::Scheme => "4.3",
+            Rung::Protocol => "4.4",
         }
     }
 }
 
-impl fmt::Display for Level {
+impl fmt::Display for Rung {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }
@@ -106,17 +106,17 @@ impl fmt::Display for Level {
 /// A name that is not a rung or a key form.
 ///
 /// ```
-/// assert!("nope".parse::<linksieve_iri::Level>().is_err());
+/// assert!("nope".parse::<linksieve_iri::Rung>().is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown name {0:?}")]
 pub struct UnknownName(pub String);
 
-impl std::str::FromStr for Level {
+impl std::str::FromStr for Rung {
     type Err = UnknownName;
 
     fn from_str(s: &str) -> Result<Self, UnknownName> {
-        Level::ALL
+        Rung::ALL
             .into_iter()
             .find(|l| l.name() == s)
             .ok_or_else(|| UnknownName(s.to_owned()))
@@ -185,14 +185,14 @@ impl std::str::FromStr for KeyForm {
 /// What [`normalize`] does.
 ///
 /// ```
-/// use linksieve_iri::{KeyForm, Level, NormalizeOptions};
+/// use linksieve_iri::{KeyForm, Rung, NormalizeOptions};
 /// let opts = NormalizeOptions::default();
-/// assert_eq!((opts.level, opts.form, opts.nfc), (Level::Scheme, KeyForm::Uri, false));
+/// assert_eq!((opts.rung, opts.form, opts.nfc), (Rung::Scheme, KeyForm::Uri, false));
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct NormalizeOptions {
     /// The rung.
-    pub level: Level,
+    pub rung: Rung,
     /// The form of the key.
     pub form: KeyForm,
     /// Apply Unicode NFC at the syntax rung (CMP 4.2.2). CMP 4.2.2 says IRIs already in
@@ -210,12 +210,12 @@ impl NormalizeOptions {
     /// The options at another rung.
     ///
     /// ```
-    /// use linksieve_iri::{Level, NormalizeOptions};
-    /// assert_eq!(NormalizeOptions::default().at(Level::Syntax).level, Level::Syntax);
+    /// use linksieve_iri::{Rung, NormalizeOptions};
+    /// assert_eq!(NormalizeOptions::default().at(Rung::Syntax).rung, Rung::Syntax);
     /// ```
-    pub fn at(&self, level: Level) -> NormalizeOptions {
+    pub fn at(&self, rung: Rung) -> NormalizeOptions {
         NormalizeOptions {
-            level,
+            rung,
             ..self.clone()
         }
     }
@@ -225,9 +225,9 @@ impl NormalizeOptions {
 /// into the input.
 ///
 /// ```
-/// use linksieve_iri::{normalize_str, InputMode, Level, NormalizeOptions};
+/// use linksieve_iri::{normalize_str, InputMode, Rung, NormalizeOptions};
 /// let e = normalize_str("http://a b/", InputMode::Strict, &NormalizeOptions::default()).unwrap_err();
-/// assert_eq!((e.level(), e.offset()), (Level::Scheme, Some(8)));
+/// assert_eq!((e.rung(), e.offset()), (Rung::Scheme, Some(8)));
 /// assert_eq!(e.to_string(), "scheme rung: invalid character U+0020 in ihost at byte 8");
 /// let e = normalize_str("../a", InputMode::Strict, &NormalizeOptions::default()).unwrap_err();
 /// assert_eq!(e.offset(), Some(0));
@@ -235,10 +235,10 @@ impl NormalizeOptions {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NormalizeError {
     /// The text is not an IRI reference in the input mode.
-    #[error("{level} rung: {source}")]
+    #[error("{rung} rung: {source}")]
     Input {
         /// The rung that was asked for.
-        level: Level,
+        rung: Rung,
         /// What the parser said.
         source: InputError,
     },
@@ -246,11 +246,11 @@ pub enum NormalizeError {
     /// without a scheme, and CMP 2 says to compare target IRIs, after resolution against the
     /// base (RFC 3986 5.2). The string and syntax rungs accept relative references.
     #[error(
-        "{level} rung: relative reference (no scheme at byte {offset}); resolve it against its base first (CMP 2)"
+        "{rung} rung: relative reference (no scheme at byte {offset}); resolve it against its base first (CMP 2)"
     )]
     Relative {
         /// The rung that was asked for.
-        level: Level,
+        rung: Rung,
         /// Where a scheme would be.
         offset: usize,
     },
@@ -261,11 +261,11 @@ impl NormalizeError {
     ///
     /// ```
     /// let e = linksieve_iri::normalize_str("a b", Default::default(), &Default::default()).unwrap_err();
-    /// assert_eq!(e.level(), linksieve_iri::Level::Scheme);
+    /// assert_eq!(e.rung(), linksieve_iri::Rung::Scheme);
     /// ```
-    pub fn level(&self) -> Level {
+    pub fn rung(&self) -> Rung {
         match self {
-            NormalizeError::Input { level, .. } | NormalizeError::Relative { level, .. } => *level,
+            NormalizeError::Input { rung, .. } | NormalizeError::Relative { rung, .. } => *rung,
         }
     }
 
@@ -315,30 +315,30 @@ fn has_rules(opts: &NormalizeOptions) -> bool {
     opts.rules.as_deref().is_some_and(|r| !r.is_empty())
 }
 
-/// The `uri` key of `iri` at `opts.level`, without redirects.
+/// The `uri` key of `iri` at `opts.rung`, without redirects.
 fn uri_key<'a>(iri: IriRef<&'a str>, opts: &NormalizeOptions) -> Result<Key<'a>, NormalizeError> {
-    let level = opts.level;
-    if level == Level::String {
+    let rung = opts.rung;
+    if rung == Rung::String {
         return Ok(Key::Same(iri));
     }
-    if level >= Level::Scheme && !iri.is_absolute() {
-        return Err(NormalizeError::Relative { level, offset: 0 });
+    if rung >= Rung::Scheme && !iri.is_absolute() {
+        return Err(NormalizeError::Relative { rung, offset: 0 });
     }
     let rules = opts.rules.as_deref().filter(|r| !r.is_empty());
     // The fast path: an already-normal ASCII reference is its own key; nothing is built.
-    if fast::is_normal(iri, level, opts.nfc, rules.is_some()) {
+    if fast::is_normal(iri, rung, opts.nfc, rules.is_some()) {
         return Ok(Key::Same(iri));
     }
-    Ok(Key::Built(slow_key(iri, level, opts.nfc, rules)))
+    Ok(Key::Built(slow_key(iri, rung, opts.nfc, rules)))
 }
 
 /// The general path: each rung is computed from the key of the rung below.
-fn slow_key(iri: IriRef<&str>, level: Level, nfc: bool, rules: Option<&Rules>) -> IriRef<String> {
+fn slow_key(iri: IriRef<&str>, rung: Rung, nfc: bool, rules: Option<&Rules>) -> IriRef<String> {
     let mut k = syntax::normalize(iri, nfc);
-    if level >= Level::Scheme {
+    if rung >= Rung::Scheme {
         k = scheme_rung::normalize(k);
     }
-    if level >= Level::Protocol {
+    if rung >= Rung::Protocol {
         k = protocol::normalize(k, rules);
     }
     k
@@ -347,7 +347,7 @@ fn slow_key(iri: IriRef<&str>, level: Level, nfc: bool, rules: Option<&Rules>) -
 /// The `uri` key with the redirects of the protocol rung applied.
 fn key<'a>(iri: IriRef<&'a str>, opts: &NormalizeOptions) -> Result<Key<'a>, NormalizeError> {
     let k = uri_key(iri, opts)?;
-    if opts.level == Level::Protocol
+    if opts.rung == Rung::Protocol
         && let Some(to) = opts
             .redirects
             .as_ref()
@@ -358,7 +358,7 @@ fn key<'a>(iri: IriRef<&'a str>, opts: &NormalizeOptions) -> Result<Key<'a>, Nor
     Ok(k)
 }
 
-/// The key of `iri` at `opts.level`, written in `opts.form`.
+/// The key of `iri` at `opts.rung`, written in `opts.form`.
 ///
 /// String rung: the text as given, in every form but `surt`. From the syntax rung up the `uri`
 /// key is ASCII and parses as an RFC 3986 URI reference. From the scheme rung up, relative
@@ -366,13 +366,13 @@ fn key<'a>(iri: IriRef<&'a str>, opts: &NormalizeOptions) -> Result<Key<'a>, Nor
 /// fast path that allocates nothing but the returned key.
 ///
 /// ```
-/// use linksieve_iri::{normalize, IriRef, Level, NormalizeOptions};
-/// let at = |level| NormalizeOptions { level, ..Default::default() };
+/// use linksieve_iri::{normalize, IriRef, Rung, NormalizeOptions};
+/// let at = |rung| NormalizeOptions { rung, ..Default::default() };
 /// let iri = IriRef::parse("eXAMPLE://a/./b/../b/%63/%7bfoo%7d/ros%C3%A9").unwrap();
-/// assert_eq!(normalize(&iri, &at(Level::Syntax)).unwrap(), "example://a/b/c/%7Bfoo%7D/ros%C3%A9");
+/// assert_eq!(normalize(&iri, &at(Rung::Syntax)).unwrap(), "example://a/b/c/%7Bfoo%7D/ros%C3%A9");
 /// let rose = IriRef::parse("example://a/b/c/%7Bfoo%7D/rosé").unwrap();
-/// assert_eq!(normalize(&rose, &at(Level::Syntax)).unwrap(), "example://a/b/c/%7Bfoo%7D/ros%C3%A9");
-/// assert_eq!(normalize(&rose, &at(Level::String)).unwrap(), rose.as_str());
+/// assert_eq!(normalize(&rose, &at(Rung::Syntax)).unwrap(), "example://a/b/c/%7Bfoo%7D/ros%C3%A9");
+/// assert_eq!(normalize(&rose, &at(Rung::String)).unwrap(), rose.as_str());
 /// ```
 pub fn normalize<S: AsRef<str>>(
     iri: &IriRef<S>,
@@ -385,7 +385,7 @@ pub fn normalize<S: AsRef<str>>(
     let k = key(iri, opts)?;
     Ok(match opts.form {
         KeyForm::Uri => k.into_string(),
-        KeyForm::Iri => forms::iri(k.as_ref(), opts.level),
+        KeyForm::Iri => forms::iri(k.as_ref(), opts.rung),
         KeyForm::Surt => forms::surt(k.as_ref()),
     })
 }
@@ -413,7 +413,7 @@ pub fn normalize_into<S: AsRef<str>>(
     let k = key(iri, opts)?;
     match opts.form {
         KeyForm::Uri => out.push_str(k.as_ref().as_str()),
-        KeyForm::Iri => out.push_str(&forms::iri(k.as_ref(), opts.level)),
+        KeyForm::Iri => out.push_str(&forms::iri(k.as_ref(), opts.rung)),
         KeyForm::Surt => out.push_str(&forms::surt(k.as_ref())),
     }
     Ok(())
@@ -422,11 +422,11 @@ pub fn normalize_into<S: AsRef<str>>(
 /// The fast path, without building a `Key`: an already-normal `uri`-form input is its own key
 /// (or, at the protocol rung, the target of a learned redirect).
 fn fast_key<'a>(iri: IriRef<&'a str>, opts: &'a NormalizeOptions) -> Option<&'a str> {
-    let level = opts.level;
+    let rung = opts.rung;
     if opts.form == KeyForm::Uri
-        && level > Level::String
-        && (level < Level::Scheme || iri.is_absolute())
-        && fast::is_normal(iri, level, opts.nfc, has_rules(opts))
+        && rung > Rung::String
+        && (rung < Rung::Scheme || iri.is_absolute())
+        && fast::is_normal(iri, rung, opts.nfc, has_rules(opts))
     {
         return Some(own_key(iri.into_inner(), opts));
     }
@@ -444,15 +444,15 @@ fn fast_text_key<'a>(
 ) -> Option<&'a str> {
     (mode != InputMode::Web
         && opts.form == KeyForm::Uri
-        && opts.level > Level::String
-        && fast::is_normal_text(input, opts.level, opts.nfc, has_rules(opts)))
+        && opts.rung > Rung::String
+        && fast::is_normal_text(input, opts.rung, opts.nfc, has_rules(opts)))
     .then(|| own_key(input, opts))
 }
 
 /// The key of `s`, which is already normal: `s` itself or, at the protocol rung, the target of
 /// a learned redirect.
 fn own_key<'a>(s: &'a str, opts: &'a NormalizeOptions) -> &'a str {
-    let to = (opts.level == Level::Protocol)
+    let to = (opts.rung == Rung::Protocol)
         .then(|| opts.redirects.as_ref()?.get(s))
         .flatten();
     to.unwrap_or(s)
@@ -462,8 +462,8 @@ fn own_key<'a>(s: &'a str, opts: &'a NormalizeOptions) -> &'a str {
 /// LEIRI input is parsed in place (no copy of the input).
 ///
 /// ```
-/// use linksieve_iri::{normalize_str, InputMode, Level, NormalizeOptions};
-/// let opts = NormalizeOptions { level: Level::Protocol, ..Default::default() };
+/// use linksieve_iri::{normalize_str, InputMode, Rung, NormalizeOptions};
+/// let opts = NormalizeOptions { rung: Rung::Protocol, ..Default::default() };
 /// assert_eq!(normalize_str("http://h/a b#top", InputMode::Leiri, &opts).unwrap(), "http://h/a%20b");
 /// assert_eq!(normalize_str(" HTTP://H:80 ", InputMode::Web, &opts).unwrap(), "http://h/");
 /// ```
@@ -475,7 +475,7 @@ pub fn normalize_str(
     if let Some(k) = fast_text_key(input, mode, opts) {
         return Ok(k.to_owned());
     }
-    with_parsed(input, mode, opts.level, |iri| normalize(&iri, opts))
+    with_parsed(input, mode, opts.rung, |iri| normalize(&iri, opts))
 }
 
 /// Reads `input` in `mode` and appends its key to `out`, as [`normalize_into`] does; on an
@@ -500,7 +500,7 @@ pub fn normalize_str_into(
         out.push_str(k);
         return Ok(());
     }
-    with_parsed(input, mode, opts.level, |iri| {
+    with_parsed(input, mode, opts.rung, |iri| {
         normalize_into(&iri, opts, out)
     })
 }
@@ -510,10 +510,10 @@ pub fn normalize_str_into(
 fn with_parsed<R>(
     input: &str,
     mode: InputMode,
-    level: Level,
+    rung: Rung,
     f: impl FnOnce(IriRef<&str>) -> Result<R, NormalizeError>,
 ) -> Result<R, NormalizeError> {
-    let fail = |source: InputError| NormalizeError::Input { level, source };
+    let fail = |source: InputError| NormalizeError::Input { rung, source };
     match mode {
         InputMode::Strict => f(IriRef::parse(input).map_err(|e| fail(e.into()))?),
         InputMode::Leiri => {
@@ -538,7 +538,7 @@ fn owned_key(
     mode: InputMode,
     opts: &NormalizeOptions,
 ) -> Result<IriRef<String>, NormalizeError> {
-    with_parsed(input, mode, opts.level, |iri| {
+    with_parsed(input, mode, opts.rung, |iri| {
         Ok(match uri_key(iri, opts)? {
             Key::Same(r) => r.to_owned(),
             Key::Built(r) => r,
@@ -550,15 +550,15 @@ fn owned_key(
 /// in each (compared with the key of the rung below).
 ///
 /// ```
-/// use linksieve_iri::{compare_str, Component, InputMode, Level, NormalizeOptions};
+/// use linksieve_iri::{compare_str, Component, InputMode, Rung, NormalizeOptions};
 /// let c = compare_str("HTTP://h/", "http://h/", InputMode::Strict, &NormalizeOptions::default()).unwrap();
-/// assert_eq!(c.rungs[1].level, Level::Syntax);
+/// assert_eq!(c.rungs[1].rung, Rung::Syntax);
 /// assert_eq!(c.rungs[1].changed[0], vec![Component::Scheme]);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RungReport {
     /// The rung.
-    pub level: Level,
+    pub rung: Rung,
     /// The keys of the two IRIs, in `uri` form.
     pub keys: [String; 2],
     /// For each IRI, the components whose text differs from the rung below.
@@ -581,10 +581,10 @@ impl RungReport {
 /// equivalent, if any up to the requested rung.
 ///
 /// ```
-/// use linksieve_iri::{compare_str, InputMode, Level, NormalizeOptions};
-/// let opts = NormalizeOptions { level: Level::Protocol, ..Default::default() };
+/// use linksieve_iri::{compare_str, InputMode, Rung, NormalizeOptions};
+/// let opts = NormalizeOptions { rung: Rung::Protocol, ..Default::default() };
 /// let c = compare_str("http://example.com", "http://example.com:/", InputMode::Strict, &opts).unwrap();
-/// assert_eq!(c.equivalent_at, Some(Level::Scheme));
+/// assert_eq!(c.equivalent_at, Some(Rung::Scheme));
 /// assert_eq!(c.rungs.len(), 3);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -592,7 +592,7 @@ pub struct Comparison {
     /// The rungs from `string` up to the first one with equal keys (or the requested rung).
     pub rungs: Vec<RungReport>,
     /// The lowest rung with equal keys; `None`: different up to the requested rung.
-    pub equivalent_at: Option<Level>,
+    pub equivalent_at: Option<Rung>,
 }
 
 /// The components whose text differs between two references.
@@ -614,16 +614,16 @@ fn changed(a: IriRef<&str>, b: IriRef<&str>) -> Vec<Component> {
     v
 }
 
-/// Climbs the ladder with two IRIs, from `string` up to `opts.level`, and stops at the first
+/// Climbs the ladder with two IRIs, from `string` up to `opts.rung`, and stops at the first
 /// rung where their `uri` keys are equal (CMP 4: equal at a rung means equal at every rung
 /// above). Fails when a key cannot be made before that (a relative reference above the syntax
 /// rung).
 ///
 /// ```
-/// use linksieve_iri::{compare, IriRef, Level, NormalizeOptions};
+/// use linksieve_iri::{compare, IriRef, Rung, NormalizeOptions};
 /// let a = IriRef::parse("http://example.com/?").unwrap();
 /// let b = IriRef::parse("http://example.com/").unwrap();
-/// let opts = NormalizeOptions { level: Level::Protocol, ..Default::default() };
+/// let opts = NormalizeOptions { rung: Rung::Protocol, ..Default::default() };
 /// assert_eq!(compare(&a, &b, &opts).unwrap().equivalent_at, None);
 /// ```
 pub fn compare<S: AsRef<str>, T: AsRef<str>>(
@@ -634,8 +634,8 @@ pub fn compare<S: AsRef<str>, T: AsRef<str>>(
     let inputs = [a.as_ref(), b.as_ref()];
     let mut rungs = Vec::new();
     let mut prev: [Option<IriRef<String>>; 2] = [None, None];
-    for level in Level::ALL.into_iter().take_while(|l| *l <= opts.level) {
-        let o = opts.at(level);
+    for rung in Rung::ALL.into_iter().take_while(|l| *l <= opts.rung) {
+        let o = opts.at(rung);
         let own = |k: Key<'_>| match k {
             Key::Same(r) => r.to_owned(),
             Key::Built(r) => r,
@@ -647,7 +647,7 @@ pub fn compare<S: AsRef<str>, T: AsRef<str>>(
             None => Vec::new(),
         };
         let report = RungReport {
-            level,
+            rung,
             changed: [ch(0, &ka), ch(1, &kb)],
             keys: [ka.as_str().to_owned(), kb.as_str().to_owned()],
         };
@@ -656,7 +656,7 @@ pub fn compare<S: AsRef<str>, T: AsRef<str>>(
         if equal {
             return Ok(Comparison {
                 rungs,
-                equivalent_at: Some(level),
+                equivalent_at: Some(rung),
             });
         }
         prev = [Some(ka), Some(kb)];
@@ -670,10 +670,10 @@ pub fn compare<S: AsRef<str>, T: AsRef<str>>(
 /// [`compare`] on two strings read in `mode`.
 ///
 /// ```
-/// use linksieve_iri::{compare_str, InputMode, Level, NormalizeOptions};
+/// use linksieve_iri::{compare_str, InputMode, Rung, NormalizeOptions};
 /// let c = compare_str("http://résumé.example.org", "http://xn--rsum-bpad.example.org",
 ///     InputMode::Strict, &NormalizeOptions::default()).unwrap();
-/// assert_eq!(c.equivalent_at, Some(Level::Scheme));
+/// assert_eq!(c.equivalent_at, Some(Rung::Scheme));
 /// ```
 pub fn compare_str(
     a: &str,
@@ -681,9 +681,9 @@ pub fn compare_str(
     mode: InputMode,
     opts: &NormalizeOptions,
 ) -> Result<Comparison, NormalizeError> {
-    let level = opts.level;
+    let rung = opts.rung;
     let read =
-        |s: &str| parse_input(s, mode).map_err(|source| NormalizeError::Input { level, source });
+        |s: &str| parse_input(s, mode).map_err(|source| NormalizeError::Input { rung, source });
     compare(&read(a)?, &read(b)?, opts)
 }
 

@@ -15,7 +15,7 @@
 mod corpus;
 
 use linksieve_iri::{
-    Grammar, InputMode, IriRef, KeyForm, Level, NormalizeOptions, Rules, ToUriOptions, check,
+    Grammar, InputMode, IriRef, KeyForm, NormalizeOptions, Rules, Rung, ToUriOptions, check,
     normalize_str, parse_input,
 };
 use std::sync::Arc;
@@ -69,19 +69,19 @@ fn everything(s: &str, rules: &Arc<Rules>) -> usize {
         assert!(i.as_str().len() <= bound(n), "to_iri grew the input");
     }
     for mode in [InputMode::Strict, InputMode::Leiri] {
-        for level in Level::ALL {
+        for rung in Rung::ALL {
             for form in FORMS {
                 for rules in [None, Some(rules.clone())] {
                     let o = NormalizeOptions {
-                        level,
+                        rung,
                         form,
-                        rules: rules.filter(|_| level == Level::Protocol),
+                        rules: rules.filter(|_| rung == Rung::Protocol),
                         ..Default::default()
                     };
                     if let Ok(k) = normalize_str(s, mode, &o) {
                         assert!(
                             k.len() <= 3 * bound(n),
-                            "{level} {form} key of {} bytes for {n} bytes",
+                            "{rung} {form} key of {} bytes for {n} bytes",
                             k.len()
                         );
                         ok += 1;
@@ -110,18 +110,19 @@ fn core_ops(s: &str, rules: &Arc<Rules>) -> usize {
             }
         }
     }
-    for (level, form) in Level::ALL.into_iter().map(|l| (l, KeyForm::Uri)).chain([
-        (Level::Scheme, KeyForm::Iri),
-        (Level::Scheme, KeyForm::Surt),
-    ]) {
+    for (rung, form) in Rung::ALL
+        .into_iter()
+        .map(|l| (l, KeyForm::Uri))
+        .chain([(Rung::Scheme, KeyForm::Iri), (Rung::Scheme, KeyForm::Surt)])
+    {
         let o = NormalizeOptions {
-            level,
+            rung,
             form,
-            rules: Some(rules.clone()).filter(|_| level == Level::Protocol),
+            rules: Some(rules.clone()).filter(|_| rung == Rung::Protocol),
             ..Default::default()
         };
         if let Ok(k) = normalize_str(s, InputMode::Leiri, &o) {
-            assert!(k.len() <= 3 * bound(n), "{level} {form} key grew the input");
+            assert!(k.len() <= 3 * bound(n), "{rung} {form} key grew the input");
             ok += 1;
         }
     }
@@ -189,9 +190,9 @@ fn issue_sizes_finish() {
     let r = IriRef::parse(&url).expect("a 10 MB URL is an IRI");
     assert_eq!(r.path().len(), (10 << 20) + 1);
     assert_eq!(r.to_uri(&ToUriOptions::default()).unwrap().as_str(), url);
-    for level in Level::ALL {
+    for rung in Rung::ALL {
         let o = NormalizeOptions {
-            level,
+            rung,
             ..Default::default()
         };
         assert_eq!(
@@ -209,7 +210,7 @@ fn deeply_nested_dot_segments() {
     let n = 200_000;
     let s = format!("http://a/{}b/{}c", "x/".repeat(n), "../".repeat(2 * n));
     let o = NormalizeOptions {
-        level: Level::Syntax,
+        rung: Rung::Syntax,
         ..Default::default()
     };
     assert_eq!(

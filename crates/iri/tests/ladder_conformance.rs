@@ -15,7 +15,7 @@
 //! Run with `--nocapture` for the pass rate of each suite.
 
 use linksieve_iri::{
-    Component, InputMode, IriRef, KeyForm, Level, NormalizeOptions, Parts, Rules, leiri_to_iri,
+    Component, InputMode, IriRef, KeyForm, NormalizeOptions, Parts, Rules, Rung, leiri_to_iri,
     normalize_str, parse_input,
 };
 use serde_json::Value;
@@ -113,7 +113,7 @@ enum Wrap {
 
 struct Model {
     mode: InputMode,
-    level: Level,
+    rung: Rung,
     form: KeyForm,
     rules: Option<Rules>,
     wrap: Wrap,
@@ -122,10 +122,10 @@ struct Model {
 }
 
 impl Model {
-    fn new(mode: InputMode, level: Level) -> Self {
+    fn new(mode: InputMode, rung: Rung) -> Self {
         Model {
             mode,
-            level,
+            rung,
             form: KeyForm::Uri,
             rules: None,
             wrap: Wrap::Whole,
@@ -156,7 +156,7 @@ const INDEX_FILES: &str = r#"index_files = ["index.html", "index.htm", "index.ph
 /// The model of a case's operation (see the module documentation).
 fn model(c: &Case) -> Model {
     use InputMode::{Leiri, Strict, Web};
-    use Level::{Protocol, Scheme, String as Str, Syntax};
+    use Rung::{Protocol, Scheme, String as Str, Syntax};
     let op = c.op.as_str();
     match c.file.as_str() {
         "fluent-uri-normalize.jsonl" | "iri-string-normalize.jsonl" => {
@@ -183,14 +183,14 @@ fn model(c: &Case) -> Model {
                 other => panic!("unknown uriparser mask {other}"),
             };
             // Port normalization (leading zeros) is on the scheme rung of the ladder.
-            let level = if mask == "URI_NORMALIZE_PORT" {
+            let rung = if mask == "URI_NORMALIZE_PORT" {
                 Scheme
             } else {
                 Syntax
             };
             Model {
                 select,
-                ..Model::new(Strict, level)
+                ..Model::new(Strict, rung)
             }
         }
         "rfc3986-python-normalizers.jsonl" => {
@@ -267,7 +267,7 @@ fn model(c: &Case) -> Model {
 /// Models of the SURT / IA canonicalizer operations (surt-python, urlcanon).
 fn surt_model(op: &str) -> Model {
     use InputMode::{Leiri, Web};
-    use Level::{Protocol, Scheme, String as Str, Syntax};
+    use Rung::{Protocol, Scheme, String as Str, Syntax};
     let ia = format!("sort_query = true\nstrip_www = true\n{SESSION_IDS}");
     if op.contains("attemptIPFormats") {
         // WHATWG IPv4 parsing (web input, 3987bis 6.2) is the ladder's nearest operation.
@@ -314,7 +314,7 @@ fn surt_model(op: &str) -> Model {
 /// Runs a case through its model.
 fn run(c: &Case, m: &Model) -> Result<String, String> {
     let opts = NormalizeOptions {
-        level: m.level,
+        rung: m.rung,
         form: m.form,
         rules: m.rules.clone().map(Arc::new),
         ..Default::default()
@@ -456,7 +456,7 @@ fn ladder_vectors() {
             )),
             (false, false) => problems.push(format!(
                 "{}\t{} [{}] input {:?}: expected {:?}, got {:?}",
-                c.id, c.op, m.level, c.input, expected, got
+                c.id, c.op, m.rung, c.input, expected, got
             )),
             _ => {}
         }

@@ -17,7 +17,7 @@
 //! - no input makes normalization loop or grow: pathological inputs scale linearly.
 
 use linksieve_iri::{
-    Grammar, InputMode, IriRef, KeyForm, Level, NormalizeOptions, Rules, from_surt, normalize,
+    Grammar, InputMode, IriRef, KeyForm, NormalizeOptions, Rules, Rung, from_surt, normalize,
 };
 use proptest::prelude::*;
 
@@ -127,7 +127,7 @@ fn rules() -> Arc<Rules> {
     )
 }
 
-/// Every option set the properties run under (the level is set per check).
+/// Every option set the properties run under (the rung is set per check).
 fn option_sets() -> Vec<NormalizeOptions> {
     let mut v = Vec::new();
     for nfc in [false, true] {
@@ -142,10 +142,10 @@ fn option_sets() -> Vec<NormalizeOptions> {
     v
 }
 
-fn key(s: &str, o: &NormalizeOptions, level: Level, form: KeyForm) -> Option<String> {
+fn key(s: &str, o: &NormalizeOptions, rung: Rung, form: KeyForm) -> Option<String> {
     let iri = IriRef::parse(s).ok()?;
     let o = NormalizeOptions {
-        level,
+        rung,
         form,
         ..o.clone()
     };
@@ -158,9 +158,9 @@ fn check(s: &str) -> Result<(), String> {
         return Ok(());
     };
     for o in option_sets() {
-        let ctx = |what: &str, level: Level| {
+        let ctx = |what: &str, rung: Rung| {
             format!(
-                "{what} at {level} (nfc={}, rules={}) for {s:?}",
+                "{what} at {rung} (nfc={}, rules={}) for {s:?}",
                 o.nfc,
                 o.rules.is_some()
             )
@@ -168,7 +168,7 @@ fn check(s: &str) -> Result<(), String> {
         let mut below: Option<String> = None;
         // A fixed point propagates down (the pipeline skips the rungs below a link that is its
         // own key): below the highest rung whose uri key is the input, every uri key is too.
-        let uris: Vec<Option<String>> = Level::ALL
+        let uris: Vec<Option<String>> = Rung::ALL
             .iter()
             .map(|&l| key(s, &o, l, KeyForm::Uri))
             .collect();
@@ -178,21 +178,21 @@ fn check(s: &str) -> Result<(), String> {
             return Err(ctx(
                 &format!(
                     "fixed point at {} but not here: {:?}",
-                    Level::ALL[top],
+                    Rung::ALL[top],
                     uris[i]
                 ),
-                Level::ALL[i],
+                Rung::ALL[i],
             ));
         }
-        for level in Level::ALL {
-            let uri = key(s, &o, level, KeyForm::Uri);
-            if level == Level::String && uri.as_deref() != Some(s) {
-                return Err(ctx("string rung is not the identity", level));
+        for rung in Rung::ALL {
+            let uri = key(s, &o, rung, KeyForm::Uri);
+            if rung == Rung::String && uri.as_deref() != Some(s) {
+                return Err(ctx("string rung is not the identity", rung));
             }
             let Some(uri) = uri else {
                 // Only relative references have no key, and only from the scheme rung up.
-                if iri.is_absolute() || level < Level::Scheme {
-                    return Err(ctx("no key", level));
+                if iri.is_absolute() || rung < Rung::Scheme {
+                    return Err(ctx("no key", rung));
                 }
                 continue;
             };
@@ -202,7 +202,7 @@ fn check(s: &str) -> Result<(), String> {
                 s,
                 InputMode::Strict,
                 &NormalizeOptions {
-                    level,
+                    rung,
                     form: KeyForm::Uri,
                     ..o.clone()
                 },
@@ -210,53 +210,53 @@ fn check(s: &str) -> Result<(), String> {
             if by_text.as_ref().ok() != Some(&uri) {
                 return Err(ctx(
                     &format!("normalize_str gives {by_text:?}, not {uri:?}"),
-                    level,
+                    rung,
                 ));
             }
-            if level >= Level::Syntax
+            if rung >= Rung::Syntax
                 && (!uri.is_ascii() || IriRef::parse_with(uri.as_str(), Grammar::Uri).is_err())
             {
-                return Err(ctx(&format!("uri key {uri:?} is not a URI"), level));
+                return Err(ctx(&format!("uri key {uri:?} is not a URI"), rung));
             }
             // Idempotence of the uri form.
-            let again = key(&uri, &o, level, KeyForm::Uri);
+            let again = key(&uri, &o, rung, KeyForm::Uri);
             if again.as_deref() != Some(uri.as_str()) {
                 return Err(ctx(
                     &format!("uri not idempotent: {uri:?} -> {again:?}"),
-                    level,
+                    rung,
                 ));
             }
             // Monotonicity by composition: this rung sees only the key of the rung below.
             if let Some(b) = &below {
-                let via = key(b, &o, level, KeyForm::Uri);
+                let via = key(b, &o, rung, KeyForm::Uri);
                 if via.as_deref() != Some(uri.as_str()) {
-                    return Err(ctx(&format!("n(n_below) {via:?} != n {uri:?}"), level));
+                    return Err(ctx(&format!("n(n_below) {via:?} != n {uri:?}"), rung));
                 }
             }
             below = Some(uri.clone());
             // The iri form: an IRI, idempotent, and the same IRI as the uri key.
-            let ik = key(s, &o, level, KeyForm::Iri).ok_or_else(|| ctx("no iri key", level))?;
-            let ii = key(&ik, &o, level, KeyForm::Iri);
+            let ik = key(s, &o, rung, KeyForm::Iri).ok_or_else(|| ctx("no iri key", rung))?;
+            let ii = key(&ik, &o, rung, KeyForm::Iri);
             if ii.as_deref() != Some(ik.as_str()) {
-                return Err(ctx(&format!("iri not idempotent: {ik:?} -> {ii:?}"), level));
+                return Err(ctx(&format!("iri not idempotent: {ik:?} -> {ii:?}"), rung));
             }
-            if level >= Level::Syntax {
-                let iu = key(&ik, &o, level, KeyForm::Uri);
+            if rung >= Rung::Syntax {
+                let iu = key(&ik, &o, rung, KeyForm::Uri);
                 if iu.as_deref() != Some(uri.as_str()) {
                     return Err(ctx(
                         &format!("iri key {ik:?} has uri key {iu:?}, not {uri:?}"),
-                        level,
+                        rung,
                     ));
                 }
             }
             // The surt form: a function of the uri key, and one-to-one.
-            let sk = key(s, &o, level, KeyForm::Surt).ok_or_else(|| ctx("no surt key", level))?;
-            let ss = key(&uri, &o, level, KeyForm::Surt);
+            let sk = key(s, &o, rung, KeyForm::Surt).ok_or_else(|| ctx("no surt key", rung))?;
+            let ss = key(&uri, &o, rung, KeyForm::Surt);
             if ss.as_deref() != Some(sk.as_str()) {
-                return Err(ctx(&format!("surt(n(n_uri)) {ss:?} != {sk:?}"), level));
+                return Err(ctx(&format!("surt(n(n_uri)) {ss:?} != {sk:?}"), rung));
             }
             if from_surt(&sk).as_deref() != Some(uri.as_str()) {
-                return Err(ctx(&format!("from_surt({sk:?}) != {uri:?}"), level));
+                return Err(ctx(&format!("from_surt({sk:?}) != {uri:?}"), rung));
             }
         }
     }
@@ -292,9 +292,9 @@ proptest! {
             let _ = from_surt(text);
             for mode in [InputMode::Strict, InputMode::Leiri, InputMode::Web] {
                 for o in option_sets() {
-                    for level in Level::ALL {
+                    for rung in Rung::ALL {
                         for form in [KeyForm::Uri, KeyForm::Iri, KeyForm::Surt] {
-                            let o = NormalizeOptions { level, form, ..o.clone() };
+                            let o = NormalizeOptions { rung, form, ..o.clone() };
                             let _ = linksieve_iri::normalize_str(text, mode, &o);
                         }
                     }
@@ -308,13 +308,13 @@ proptest! {
         let t = variant(&s, op);
         for o in option_sets() {
             let mut equal = false;
-            for level in Level::ALL {
-                let (a, b) = (key(&s, &o, level, KeyForm::Uri), key(&t, &o, level, KeyForm::Uri));
+            for rung in Rung::ALL {
+                let (a, b) = (key(&s, &o, rung, KeyForm::Uri), key(&t, &o, rung, KeyForm::Uri));
                 if a.is_none() || b.is_none() {
                     break;
                 }
                 if equal {
-                    prop_assert_eq!(&a, &b, "{} and {} equal below {}", s, t, level);
+                    prop_assert_eq!(&a, &b, "{} and {} equal below {}", s, t, rung);
                 }
                 equal = a == b;
             }
@@ -418,18 +418,18 @@ fn pathological_inputs_scale_linearly() {
         .flat_map(|form| {
             [
                 NormalizeOptions {
-                    level: Level::Syntax,
+                    rung: Rung::Syntax,
                     form,
                     ..Default::default()
                 },
                 NormalizeOptions {
-                    level: Level::Scheme,
+                    rung: Rung::Scheme,
                     form,
                     nfc: true,
                     ..Default::default()
                 },
                 NormalizeOptions {
-                    level: Level::Protocol,
+                    rung: Rung::Protocol,
                     form,
                     rules: Some(rules()),
                     ..Default::default()

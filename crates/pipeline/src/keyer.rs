@@ -1,7 +1,7 @@
 //! How a link found by the scanner gets its key, the same for `run` and `scan --format tsv`.
 
 use linksieve_iri::{
-    InputMode, KeyForm, Level, NormalizeError, NormalizeOptions, normalize_str, normalize_str_into,
+    InputMode, KeyForm, NormalizeError, NormalizeOptions, Rung, normalize_str, normalize_str_into,
 };
 use linksieve_scan::LinkKind;
 
@@ -10,11 +10,11 @@ use linksieve_scan::LinkKind;
 /// (RFC 3987 3.1 variant B; CMP 4.2.2). The option sets are made once, not per link.
 ///
 /// ```
-/// use linksieve_iri::{InputMode, Level, NormalizeOptions};
+/// use linksieve_iri::{InputMode, Rung, NormalizeOptions};
 /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
 /// assert_eq!(k.key("HTTP://Example.COM:80", false).unwrap(), "http://example.com/");
 /// let mut syntax = String::new();
-/// k.uri_key_into("HTTP://Example.COM:80", false, Level::Syntax, &mut syntax).unwrap();
+/// k.uri_key_into("HTTP://Example.COM:80", false, Rung::Syntax, &mut syntax).unwrap();
 /// assert_eq!(syntax, "http://example.com:80");
 /// ```
 #[derive(Clone, Debug)]
@@ -22,7 +22,7 @@ pub struct Keyer {
     input: InputMode,
     /// The chosen rung and form: for Unicode text, for text from a legacy encoding (NFC).
     chosen: [NormalizeOptions; 2],
-    /// The `uri` form at each rung of [`Level::ALL`], split the same way.
+    /// The `uri` form at each rung of [`Rung::ALL`], split the same way.
     uri: [[NormalizeOptions; 4]; 2],
 }
 
@@ -41,8 +41,8 @@ impl Keyer {
         };
         let chosen = [with_nfc(false), with_nfc(true)];
         let uri = [false, true].map(|legacy| {
-            Level::ALL.map(|level| NormalizeOptions {
-                level,
+            Rung::ALL.map(|rung| NormalizeOptions {
+                rung,
                 form: KeyForm::Uri,
                 ..with_nfc(legacy)
             })
@@ -53,9 +53,9 @@ impl Keyer {
     /// The options of the chosen rung and form (for Unicode text).
     ///
     /// ```
-    /// use linksieve_iri::{InputMode, Level, NormalizeOptions};
+    /// use linksieve_iri::{InputMode, Rung, NormalizeOptions};
     /// let k = linksieve_pipeline::Keyer::new(InputMode::Strict, &NormalizeOptions::default());
-    /// assert_eq!(k.options().level, Level::Scheme);
+    /// assert_eq!(k.options().rung, Rung::Scheme);
     /// ```
     pub fn options(&self) -> &NormalizeOptions {
         &self.chosen[0]
@@ -92,28 +92,28 @@ impl Keyer {
         normalize_str_into(text, self.input, &self.chosen[usize::from(legacy)], out)
     }
 
-    /// The `uri`-form key of `text` at `level`, appended to `out` (left as it was on an error).
+    /// The `uri`-form key of `text` at `rung`, appended to `out` (left as it was on an error).
     ///
     /// ```
-    /// use linksieve_iri::{InputMode, Level, NormalizeOptions};
+    /// use linksieve_iri::{InputMode, Rung, NormalizeOptions};
     /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
     /// let mut buf = String::new();
-    /// k.uri_key_into("HTTP://A.example", false, Level::Syntax, &mut buf).unwrap();
+    /// k.uri_key_into("HTTP://A.example", false, Rung::Syntax, &mut buf).unwrap();
     /// assert_eq!(buf, "http://a.example");
     /// ```
     pub fn uri_key_into(
         &self,
         text: &str,
         legacy: bool,
-        level: Level,
+        rung: Rung,
         out: &mut String,
     ) -> Result<(), NormalizeError> {
-        normalize_str_into(text, self.input, self.uri_options(legacy, level), out)
+        normalize_str_into(text, self.input, self.uri_options(legacy, rung), out)
     }
 
-    fn uri_options(&self, legacy: bool, level: Level) -> &NormalizeOptions {
-        let rung = Level::ALL.iter().position(|&l| l == level).unwrap_or(0);
-        &self.uri[usize::from(legacy)][rung]
+    fn uri_options(&self, legacy: bool, rung: Rung) -> &NormalizeOptions {
+        let i = Rung::ALL.iter().position(|&r| r == rung).unwrap_or(0);
+        &self.uri[usize::from(legacy)][i]
     }
 }
 

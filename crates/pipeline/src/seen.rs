@@ -158,15 +158,15 @@ impl KeyIdentity {
     /// The identity of the keys `opts` make.
     ///
     /// ```
-    /// use linksieve_iri::{Level, NormalizeOptions};
-    /// let o = NormalizeOptions { level: Level::Syntax, ..Default::default() };
+    /// use linksieve_iri::{Rung, NormalizeOptions};
+    /// let o = NormalizeOptions { rung: Rung::Syntax, ..Default::default() };
     /// assert_eq!(linksieve_pipeline::seen::KeyIdentity::of(&o).rung, "syntax");
     /// ```
     pub fn of(opts: &NormalizeOptions) -> KeyIdentity {
         KeyIdentity {
             hash: "xxh3-128",
             hash_version: FINGERPRINT_VERSION,
-            rung: opts.level.name().to_owned(),
+            rung: opts.rung.name().to_owned(),
             form: opts.form.name().to_owned(),
             ruleset_version: opts.rules.as_ref().map_or(0, |r| r.version),
         }

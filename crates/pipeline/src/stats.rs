@@ -1,6 +1,6 @@
 //! The run summary: every byte, link and key accounted for, so nothing is lost silently.
 
-use linksieve_iri::Level;
+use linksieve_iri::Rung;
 use std::collections::BTreeMap;
 
 /// An input that could not be read (or not to its end).
@@ -105,7 +105,7 @@ impl RunStats {
     }
 
     /// Counts a duplicate caught at `rung`.
-    pub(crate) fn duplicate(&mut self, rung: Level, n: u64) {
+    pub(crate) fn duplicate(&mut self, rung: Rung, n: u64) {
         self.duplicates += n;
         *self.duplicates_by_rung.entry(rung.name()).or_default() += n;
     }

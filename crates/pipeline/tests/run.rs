@@ -4,7 +4,7 @@
 //! a persistent seen-set across two runs writes each key once in total; compressed and WARC input.
 
 use linksieve_dedup::{PersistentOptions, PersistentSet, SpillConfig, StoreIdentity};
-use linksieve_iri::{KeyForm, Level, NormalizeOptions, normalize_str};
+use linksieve_iri::{KeyForm, NormalizeOptions, Rung, normalize_str};
 use linksieve_pipeline::dedup::{ApproxDedup, Dedup, MemoryDedup, PersistentDedup, SpillDedup};
 use linksieve_pipeline::{InputSpec, OutputFormat, RunOptions, RunStats, run};
 use linksieve_scan::scan_bytes;
@@ -232,7 +232,7 @@ fn counts_and_rungs_are_the_same_for_every_chunking() {
     let base = RunOptions {
         counts: true,
         normalize: NormalizeOptions {
-            level: Level::Protocol,
+            rung: Rung::Protocol,
             ..Default::default()
         },
         ..RunOptions::default()
@@ -614,7 +614,7 @@ fn duplicates_are_counted_at_the_rung_that_caught_them() {
     for form in [KeyForm::Uri, KeyForm::Iri, KeyForm::Surt] {
         let opts = RunOptions {
             normalize: NormalizeOptions {
-                level: Level::Protocol,
+                rung: Rung::Protocol,
                 form,
                 ..Default::default()
             },

@@ -11,7 +11,7 @@
 use crate::boundary::{Script, script};
 use crate::tld_data::TLDS;
 
-/// Whether `label` (any case, Unicode or ACE form) is a top-level domain of the embedded list
+/// Whether `label` (any case, Unicode or ACE form) is a top-rung domain of the embedded list
 /// (`tld_data.rs`, from the ICANN section of the Public Suffix List).
 pub(crate) fn is_tld(label: &str) -> bool {
     if label.is_empty() || label.len() > 64 {

@@ -3,22 +3,22 @@
 //! same text); it must never answer `true` for one that the general path would change. The
 //! unit tests check the second point on every vector input and on generated IRIs.
 
-use super::Level;
+use super::Rung;
 use super::host::plain_host;
 use super::pct::{hex_val, is_unreserved};
 use super::swar::{eq_mask, has_byte, word};
 use crate::parse::{IriRef, parse_ipv6};
 use crate::scheme_table::{HTTP, HTTPS, SchemeInfo, table_row};
 
-/// True when `iri` is its own `uri` key at `level` (>= syntax), without redirects. Covered:
+/// True when `iri` is its own `uri` key at `rung` (>= syntax), without redirects. Covered:
 /// ASCII references whose `%HH` are uppercase and not unreserved (with `nfc`: and < 0x80),
 /// with a lowercase scheme, a lowercase host without `%` (and, for DNS schemes from the scheme
 /// rung up, without an `xn--` label, which IDNA would have to check), no dot segment where
 /// they are removed; from the scheme rung up also: no empty, zero-led or default port, a
 /// non-empty path under an authority for table schemes, IPv6 in RFC 5952 form, no `file` form
 /// that the scheme rung rewrites; at the protocol rung, no fragment and no rules.
-pub(super) fn is_normal(iri: IriRef<&str>, level: Level, nfc: bool, rules: bool) -> bool {
-    if level == Level::Protocol && (rules || iri.fragment().is_some()) {
+pub(super) fn is_normal(iri: IriRef<&str>, rung: Rung, nfc: bool, rules: bool) -> bool {
+    if rung == Rung::Protocol && (rules || iri.fragment().is_some()) {
         return false;
     }
     let scheme = iri.scheme().unwrap_or_default().as_bytes();
@@ -74,7 +74,7 @@ pub(super) fn is_normal(iri: IriRef<&str>, level: Level, nfc: bool, rules: bool)
         slash_before = slashes >> 63 != 0;
         i += 8;
     }
-    let scheme_rung = level >= Level::Scheme;
+    let scheme_rung = rung >= Rung::Scheme;
     let info = if scheme_rung { table_row(scheme) } else { None };
     let file = scheme_rung && scheme == b"file";
     let path = iri.path();
@@ -108,13 +108,13 @@ pub(super) fn is_normal(iri: IriRef<&str>, level: Level, nfc: bool, rules: bool)
 
 /// The fused fast path, on text that has not been parsed: true when `s` is an ASCII URI of the
 /// common shape `scheme://reg-name[:port][/path][?query][#fragment]` (no userinfo, no IP literal)
-/// that parses (RFC 3986 3, 3987bis 2.2) and that [`is_normal`] would find normal at `level`
+/// that parses (RFC 3986 3, 3987bis 2.2) and that [`is_normal`] would find normal at `rung`
 /// (>= syntax). One pass over the bytes checks the grammar and the normal form together; every
 /// other input answers `false` and goes to the parser and [`is_normal`], which then decide. It
 /// must never answer `true` where parsing fails or [`is_normal`] answers `false` (tested on every
 /// vector input, on each of their one-byte variants and on generated IRIs).
-pub(super) fn is_normal_text(s: &str, level: Level, nfc: bool, rules: bool) -> bool {
-    if level == Level::Protocol && rules {
+pub(super) fn is_normal_text(s: &str, rung: Rung, nfc: bool, rules: bool) -> bool {
+    if rung == Rung::Protocol && rules {
         return false;
     }
     let b = s.as_bytes();
@@ -137,7 +137,7 @@ pub(super) fn is_normal_text(s: &str, level: Level, nfc: bool, rules: bool) -> b
             return false;
         }
         let scheme = &b[..i];
-        let info = if level >= Level::Scheme {
+        let info = if rung >= Rung::Scheme {
             table_row(scheme)
         } else {
             None
@@ -223,10 +223,10 @@ pub(super) fn is_normal_text(s: &str, level: Level, nfc: bool, rules: bool) -> b
             return false;
         }
     }
-    if fragment && level == Level::Protocol {
+    if fragment && rung == Rung::Protocol {
         return false;
     }
-    if level < Level::Scheme {
+    if rung < Rung::Scheme {
         return true;
     }
     // The scheme rung (CMP 4.3), as in `is_normal`.
@@ -400,7 +400,7 @@ mod tests {
             assert_eq!(has_upper(w), c.is_ascii_uppercase(), "{c}");
             assert_eq!(has_byte(w, b'%'), c == b'%', "{c}");
         }
-        let normal = |s: &str| is_normal(IriRef::parse(s).unwrap(), Level::Syntax, false, false);
+        let normal = |s: &str| is_normal(IriRef::parse(s).unwrap(), Rung::Syntax, false, false);
         for (p, ok) in [
             ("s:/a/./b", false),
             ("s:/a/..", false),

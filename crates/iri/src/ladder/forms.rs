@@ -1,6 +1,6 @@
 //! The `iri` and `surt` key forms, both written from the `uri` key.
 
-use super::Level;
+use super::Rung;
 use super::pct::pct_at;
 use crate::convert::decode_component;
 use crate::parse::{Component, HostKind, IriRef, Parts};
@@ -10,10 +10,10 @@ use std::convert::Infallible;
 /// [`IriRef::to_iri`] (U-label hosts for DNS schemes, step 6). At the syntax rung, steps 1-5
 /// only: the syntax rung does not apply IDNA, so `xn--rsum-bpad` and `r%C3%A9sum%C3%A9` are
 /// different syntax keys and must stay different `iri` keys. At the string rung, the text.
-pub(super) fn iri(k: IriRef<&str>, level: Level) -> String {
-    match level {
-        Level::String => k.as_str().to_owned(),
-        Level::Syntax => {
+pub(super) fn iri(k: IriRef<&str>, rung: Rung) -> String {
+    match rung {
+        Rung::String => k.as_str().to_owned(),
+        Rung::Syntax => {
             let built: Result<_, Infallible> = Parts::of(&k).build(|out, c, text| {
                 let literal = c == Component::Host && text.starts_with('[');
                 if c == Component::Port || literal || !text.contains('%') {
@@ -25,7 +25,7 @@ pub(super) fn iri(k: IriRef<&str>, level: Level) -> String {
             });
             built.unwrap_or_else(|e| match e {}).into_inner()
         }
-        Level::Scheme | Level::Protocol => {
+        Rung::Scheme | Rung::Protocol => {
             let full = k.to_iri();
             let (Some(ascii), Some(shown)) = (k.host(), full.host()) else {
                 return full.into_inner();

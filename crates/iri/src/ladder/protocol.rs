@@ -2,7 +2,7 @@
 //! network actions, CMP 2: "fragment components (if any) MUST be excluded"), then optional
 //! crawler rules and equivalences learned from redirects.
 
-use super::{Level, NormalizeOptions, owned_key};
+use super::{NormalizeOptions, Rung, owned_key};
 use crate::input::InputMode;
 use crate::parse::{IriRef, Parts};
 use crate::resolve::remove_dot_segments;
@@ -214,9 +214,9 @@ pub struct RedirectStats {
 /// (chains `A -> B -> C` give `C`); in a loop, the TO of the line that closed it.
 ///
 /// ```
-/// use linksieve_iri::{normalize_str, InputMode, Level, NormalizeOptions, Redirects};
+/// use linksieve_iri::{normalize_str, InputMode, Rung, NormalizeOptions, Redirects};
 /// use std::sync::Arc;
-/// let opts = NormalizeOptions { level: Level::Protocol, ..Default::default() };
+/// let opts = NormalizeOptions { rung: Rung::Protocol, ..Default::default() };
 /// let text = "http://example.com/data\thttp://example.com/data/\nhttp://a/x\thttp://b/y\n";
 /// let r = Redirects::parse(text, InputMode::Strict, &opts);
 /// assert_eq!((r.stats().learned, r.stats().ignored), (1, 1));
@@ -287,7 +287,7 @@ fn trailing_slash_only(a: &IriRef<String>, b: &IriRef<String>) -> bool {
 
 impl Redirects {
     /// Reads a redirect file. Each IRI is read in `mode` and keyed with `opts` at the protocol
-    /// rung (`opts.nfc` and `opts.rules` are used; `opts.redirects` and `opts.level` are not):
+    /// rung (`opts.nfc` and `opts.rules` are used; `opts.redirects` and `opts.rung` are not):
     /// use the options the keys will be made with.
     ///
     /// ```
@@ -299,7 +299,7 @@ impl Redirects {
     pub fn parse(text: &str, mode: InputMode, opts: &NormalizeOptions) -> Redirects {
         let key_opts = NormalizeOptions {
             redirects: None,
-            ..opts.at(Level::Protocol)
+            ..opts.at(Rung::Protocol)
         };
         let mut stats = RedirectStats::default();
         let mut problems = Vec::new();

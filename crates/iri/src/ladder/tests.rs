@@ -4,20 +4,20 @@
 use super::*;
 use crate::input::InputMode;
 
-fn opts(level: Level) -> NormalizeOptions {
+fn opts(rung: Rung) -> NormalizeOptions {
     NormalizeOptions {
-        level,
+        rung,
         ..Default::default()
     }
 }
 
-fn key(s: &str, level: Level) -> String {
-    normalize_str(s, InputMode::Strict, &opts(level)).unwrap_or_else(|e| panic!("{s}: {e}"))
+fn key(s: &str, rung: Rung) -> String {
+    normalize_str(s, InputMode::Strict, &opts(rung)).unwrap_or_else(|e| panic!("{s}: {e}"))
 }
 
 /// The lowest rung (up to protocol) at which `a` and `b` are equal.
-fn equal_at(a: &str, b: &str) -> Option<Level> {
-    compare_str(a, b, InputMode::Strict, &opts(Level::Protocol))
+fn equal_at(a: &str, b: &str) -> Option<Rung> {
+    compare_str(a, b, InputMode::Strict, &opts(Rung::Protocol))
         .unwrap_or_else(|e| panic!("{a} / {b}: {e}"))
         .equivalent_at
 }
@@ -27,21 +27,21 @@ fn cmp_4_2_syntax_example() {
     // CMP 4.2 (and RFC 3987 5.3.2): equivalent by syntax-based normalization.
     let a = "example://a/b/c/%7Bfoo%7D/rosé";
     let b = "eXAMPLE://a/./b/../b/%63/%7bfoo%7d/ros%C3%A9";
-    assert_eq!(equal_at(a, b), Some(Level::Syntax));
-    assert_eq!(key(b, Level::Syntax), "example://a/b/c/%7Bfoo%7D/ros%C3%A9");
+    assert_eq!(equal_at(a, b), Some(Rung::Syntax));
+    assert_eq!(key(b, Rung::Syntax), "example://a/b/c/%7Bfoo%7D/ros%C3%A9");
     // CMP 4.2.1: scheme and US-ASCII host are case-insensitive.
     assert_eq!(
         equal_at("HTTP://www.EXAMPLE.com/", "http://www.example.com/"),
-        Some(Level::Syntax)
+        Some(Rung::Syntax)
     );
     // CMP 4.2.3: ~user, %7euser and %7Euser are one resource.
     for v in ["http://example.org/%7euser", "http://example.org/%7Euser"] {
-        assert_eq!(equal_at(v, "http://example.org/~user"), Some(Level::Syntax));
+        assert_eq!(equal_at(v, "http://example.org/~user"), Some(Rung::Syntax));
     }
     // CMP 4.2.4: dot segments, %2E forms included.
     assert_eq!(
         equal_at("http://a/b/%2E/%2e%2E/c", "http://a/c"),
-        Some(Level::Syntax)
+        Some(Rung::Syntax)
     );
 }
 
@@ -53,7 +53,7 @@ fn cmp_4_2_must_stay_different() {
     assert_eq!(equal_at("http://h/%FC", "http://h/ü"), None);
     assert_eq!(
         equal_at("http://h/%C3%BC", "http://h/ü"),
-        Some(Level::Syntax)
+        Some(Rung::Syntax)
     );
     // %25 stays: %2541 is not %41.
     assert_eq!(equal_at("http://h/%2541", "http://h/A"), None);
@@ -62,12 +62,12 @@ fn cmp_4_2_must_stay_different() {
     assert_eq!(equal_at("http://h/Path", "http://h/path"), None);
     // Bidi controls stay encoded (3987bis 4.1).
     assert_eq!(
-        key("http://h/%e2%80%ae", Level::Syntax),
+        key("http://h/%e2%80%ae", Rung::Syntax),
         "http://h/%E2%80%AE"
     );
     // Relative-path references keep their dot segments: "../x" depends on the base.
-    assert_eq!(key("../x", Level::Syntax), "../x");
-    assert_eq!(key("/a/../x", Level::Syntax), "/x");
+    assert_eq!(key("../x", Rung::Syntax), "../x");
+    assert_eq!(key("/a/../x", Rung::Syntax), "/x");
 }
 
 #[test]
@@ -77,7 +77,7 @@ fn cmp_4_2_2_nfc_only_on_request() {
     let nfd = "http://www.example.org/re\u{301}sume\u{301}.html";
     assert_eq!(equal_at(nfc, nfd), None);
     let on = NormalizeOptions {
-        level: Level::Syntax,
+        rung: Rung::Syntax,
         nfc: true,
         ..Default::default()
     };
@@ -102,10 +102,10 @@ fn cmp_4_3_scheme_examples() {
         "http://example.com:80/",
     ];
     for v in four {
-        assert_eq!(key(v, Level::Scheme), "http://example.com/");
+        assert_eq!(key(v, Rung::Scheme), "http://example.com/");
     }
-    assert_eq!(equal_at(four[0], four[1]), Some(Level::Scheme));
-    assert_eq!(equal_at(four[2], four[3]), Some(Level::Scheme));
+    assert_eq!(equal_at(four[0], four[1]), Some(Rung::Scheme));
+    assert_eq!(equal_at(four[2], four[3]), Some(Rung::Scheme));
     // ... and "http://example.com/?" is none of them, at any rung.
     assert_eq!(equal_at("http://example.com/?", four[1]), None);
     assert_eq!(equal_at("http://example.com/?", four[3]), None);
@@ -113,7 +113,7 @@ fn cmp_4_3_scheme_examples() {
     // fragment (CMP 2: network actions exclude it).
     assert_eq!(
         equal_at("http://example.com/#", "http://example.com/"),
-        Some(Level::Protocol)
+        Some(Rung::Protocol)
     );
     // IDN and punycode (CMP 4.3, RFC 3987 5.3.3), case folded by IDNA.
     for v in [
@@ -123,19 +123,19 @@ fn cmp_4_3_scheme_examples() {
     ] {
         assert_eq!(
             equal_at(v, "http://xn--rsum-bpad.example.org"),
-            Some(Level::Scheme)
+            Some(Rung::Scheme)
         );
     }
     // Port with leading zeros, and a default port of another scheme.
-    assert_eq!(key("https://h:00443/", Level::Scheme), "https://h/");
-    assert_eq!(key("https://h:80/", Level::Scheme), "https://h:80/");
-    assert_eq!(key("foo://h:/", Level::Scheme), "foo://h/");
-    assert_eq!(key("foo://h:0080", Level::Scheme), "foo://h:80");
+    assert_eq!(key("https://h:00443/", Rung::Scheme), "https://h/");
+    assert_eq!(key("https://h:80/", Rung::Scheme), "https://h:80/");
+    assert_eq!(key("foo://h:/", Rung::Scheme), "foo://h/");
+    assert_eq!(key("foo://h:0080", Rung::Scheme), "foo://h:80");
     // Schemes outside the table keep an empty path.
-    assert_eq!(key("foo://h", Level::Scheme), "foo://h");
+    assert_eq!(key("foo://h", Rung::Scheme), "foo://h");
     // Not a DNS scheme: no IDNA.
     assert_eq!(
-        key("foo://RÉSUMÉ/", Level::Scheme),
+        key("foo://RÉSUMÉ/", Rung::Scheme),
         "foo://R%C3%89SUM%C3%89/"
     );
 }
@@ -145,7 +145,7 @@ fn trailing_dot_is_kept() {
     // example.com. is an absolute DNS name, example.com one a resolver may search; WHATWG
     // origins differ too. The ladder keeps them apart.
     assert_eq!(
-        key("http://Example.COM./", Level::Scheme),
+        key("http://Example.COM./", Rung::Scheme),
         "http://example.com./"
     );
     assert_eq!(
@@ -162,11 +162,11 @@ fn file_localhost_is_the_empty_authority() {
         "file:/etc/hosts",
         "file://LOCALHOST/etc/hosts",
     ] {
-        assert_eq!(equal_at(v, "file:///etc/hosts"), Some(Level::Scheme), "{v}");
+        assert_eq!(equal_at(v, "file:///etc/hosts"), Some(Rung::Scheme), "{v}");
     }
     // With a port or userinfo the host stays explicit (CMP 4.3).
     assert_eq!(
-        key("file://u@localhost/x", Level::Scheme),
+        key("file://u@localhost/x", Rung::Scheme),
         "file://u@localhost/x"
     );
     assert_eq!(equal_at("file://host/x", "file:///x"), None);
@@ -176,30 +176,30 @@ fn file_localhost_is_the_empty_authority() {
 fn ipv6_rfc5952() {
     assert_eq!(
         equal_at("http://[2001:DB8:0:0:0:0:0:1]/", "http://[2001:db8::1]/"),
-        Some(Level::Scheme)
+        Some(Rung::Scheme)
     );
     assert_eq!(
-        key("http://[0:0:0:0:0:FFFF:192.0.2.1]:80", Level::Scheme),
+        key("http://[0:0:0:0:0:FFFF:192.0.2.1]:80", Rung::Scheme),
         "http://[::ffff:192.0.2.1]/"
     );
     assert_eq!(
-        key("http://[2001:DB8::1]/", Level::Syntax),
+        key("http://[2001:DB8::1]/", Rung::Syntax),
         "http://[2001:db8::1]/"
     );
 }
 
 #[test]
 fn relative_references_have_no_scheme_key() {
-    let e = normalize_str("//h/a", InputMode::Strict, &opts(Level::Scheme)).unwrap_err();
+    let e = normalize_str("//h/a", InputMode::Strict, &opts(Rung::Scheme)).unwrap_err();
     assert!(matches!(
         e,
         NormalizeError::Relative {
-            level: Level::Scheme,
+            rung: Rung::Scheme,
             offset: 0
         }
     ));
-    assert_eq!(key("//H/a/./b", Level::Syntax), "//h/a/b");
-    assert_eq!(key("//H/a/./b", Level::String), "//H/a/./b");
+    assert_eq!(key("//H/a/./b", Rung::Syntax), "//h/a/b");
+    assert_eq!(key("//H/a/./b", Rung::String), "//H/a/./b");
 }
 
 #[test]
@@ -224,8 +224,8 @@ fn relative_path_dot_segments() {
         ("a/b/c/../../..", "a/../"),
         ("a/../b/../c", "a/../c"),
     ] {
-        assert_eq!(key(given, Level::Syntax), normal, "{given}");
-        assert_eq!(key(normal, Level::Syntax), normal, "{normal}");
+        assert_eq!(key(given, Rung::Syntax), normal, "{given}");
+        assert_eq!(key(normal, Rung::Syntax), normal, "{normal}");
     }
 }
 
@@ -261,13 +261,13 @@ fn relative_path_keys_keep_their_targets() {
                 // a relative-path reference: no leading "/" and no ":" in its first segment
                 let first = q.split('/').next().unwrap_or("");
                 if !q.is_empty() && !q.starts_with('/') && !first.contains(':') {
-                    let k = key(&q, Level::Syntax);
+                    let k = key(&q, Rung::Syntax);
                     let (r, rk) = (IriRef::parse(&q).unwrap(), IriRef::parse(&k).unwrap());
                     for b in &bases {
                         let (t, tk) = (b.resolve(&r).unwrap(), b.resolve(&rk).unwrap());
                         assert_eq!(
-                            key(t.as_str(), Level::Syntax),
-                            key(tk.as_str(), Level::Syntax),
+                            key(t.as_str(), Rung::Syntax),
+                            key(tk.as_str(), Rung::Syntax),
                             "{q} -> {k} against {b}"
                         );
                     }
@@ -294,7 +294,7 @@ fn cmp_4_4_protocol() {
     )
     .unwrap();
     let o = NormalizeOptions {
-        level: Level::Protocol,
+        rung: Rung::Protocol,
         rules: Some(Arc::new(rules)),
         ..Default::default()
     };
@@ -308,14 +308,14 @@ fn cmp_4_4_protocol() {
     assert_eq!(k("http://h/?"), "http://h/?");
     // Without rules, only the fragment goes.
     assert_eq!(
-        key("http://www.h/index.html?b&a#x", Level::Protocol),
+        key("http://www.h/index.html?b&a#x", Rung::Protocol),
         "http://www.h/index.html?b&a"
     );
 }
 
 #[test]
 fn redirects_learn_trailing_slashes_only() {
-    let base = opts(Level::Protocol);
+    let base = opts(Rung::Protocol);
     let text = "\
 # FROM<TAB>TO
 http://example.com/data\thttp://example.com/data/
@@ -350,7 +350,7 @@ not a line
 #[test]
 fn key_forms() {
     let o = |form| NormalizeOptions {
-        level: Level::Scheme,
+        rung: Rung::Scheme,
         form,
         ..Default::default()
     };
@@ -373,7 +373,7 @@ fn key_forms() {
     assert_eq!(from_surt(&surt).as_deref(), Some(uri.as_str()));
     // The syntax rung does not apply IDNA, so its iri form keeps punycode as it is.
     let syn = NormalizeOptions {
-        level: Level::Syntax,
+        rung: Rung::Syntax,
         form: KeyForm::Iri,
         ..Default::default()
     };
@@ -433,15 +433,15 @@ fn fast_path_agrees_with_the_general_path() {
         let Ok(iri) = IriRef::parse(s) else {
             continue;
         };
-        for level in [Level::Syntax, Level::Scheme, Level::Protocol] {
-            if level >= Level::Scheme && !iri.is_absolute() {
+        for rung in [Rung::Syntax, Rung::Scheme, Rung::Protocol] {
+            if rung >= Rung::Scheme && !iri.is_absolute() {
                 continue;
             }
             for nfc in [false, true] {
-                if fast::is_normal(iri, level, nfc, false) {
+                if fast::is_normal(iri, rung, nfc, false) {
                     fast += 1;
-                    let slow = slow_key(iri, level, nfc, None);
-                    assert_eq!(slow.as_str(), s, "{level} nfc={nfc}");
+                    let slow = slow_key(iri, rung, nfc, None);
+                    assert_eq!(slow.as_str(), s, "{rung} nfc={nfc}");
                 }
             }
         }
@@ -457,9 +457,9 @@ fn fast_path_takes_the_common_case() {
         "http://[2001:db8::1]:8080/",
     ] {
         let iri = IriRef::parse(s).unwrap();
-        assert!(fast::is_normal(iri, Level::Scheme, false, false), "{s}");
+        assert!(fast::is_normal(iri, Rung::Scheme, false, false), "{s}");
         // The key is the input, text for text.
-        assert_eq!(key(s, Level::Scheme), s);
+        assert_eq!(key(s, Rung::Scheme), s);
     }
     for s in [
         "HTTP://h/",
@@ -469,7 +469,7 @@ fn fast_path_takes_the_common_case() {
         "http://h/./a",
     ] {
         assert!(
-            !fast::is_normal(IriRef::parse(s).unwrap(), Level::Scheme, false, false),
+            !fast::is_normal(IriRef::parse(s).unwrap(), Rung::Scheme, false, false),
             "{s}"
         );
     }
@@ -527,15 +527,15 @@ fn fused_fast_path_never_accepts_what_the_parser_or_is_normal_would_not() {
     inputs.extend(variants);
     let mut taken = 0;
     for s in &inputs {
-        for level in [Level::Syntax, Level::Scheme, Level::Protocol] {
+        for rung in [Rung::Syntax, Rung::Scheme, Rung::Protocol] {
             for nfc in [false, true] {
-                if !fast::is_normal_text(s, level, nfc, false) {
+                if !fast::is_normal_text(s, rung, nfc, false) {
                     continue;
                 }
                 taken += 1;
                 let iri = IriRef::parse(s).unwrap_or_else(|e| panic!("{s}: taken, but {e}"));
-                assert!(fast::is_normal(iri, level, nfc, false), "{s} at {level}");
-                assert_eq!(slow_key(iri, level, nfc, None).as_str(), s, "{level}");
+                assert!(fast::is_normal(iri, rung, nfc, false), "{s} at {rung}");
+                assert_eq!(slow_key(iri, rung, nfc, None).as_str(), s, "{rung}");
             }
         }
     }
@@ -551,12 +551,12 @@ fn fused_fast_path_takes_the_common_case() {
         "https://xn.example/xn--a",
         "ftp://h/",
     ] {
-        assert!(fast::is_normal_text(s, Level::Scheme, false, false), "{s}");
-        assert_eq!(key(s, Level::Scheme), s);
+        assert!(fast::is_normal_text(s, Rung::Scheme, false, false), "{s}");
+        assert_eq!(key(s, Rung::Scheme), s);
     }
     // Normal, but left to the parser: userinfo, IP literals, opaque and relative references.
     for s in ["ftp://u@h/", "http://[::1]/", "mailto:a@b.example", "//h/a"] {
-        assert!(!fast::is_normal_text(s, Level::Syntax, false, false), "{s}");
+        assert!(!fast::is_normal_text(s, Rung::Syntax, false, false), "{s}");
     }
     // Not normal at the scheme rung.
     for s in [
@@ -576,37 +576,37 @@ fn fused_fast_path_takes_the_common_case() {
         "http://a.xn--rsum-bpad.example/",
         "file://localhost/etc",
     ] {
-        assert!(!fast::is_normal_text(s, Level::Scheme, false, false), "{s}");
+        assert!(!fast::is_normal_text(s, Rung::Scheme, false, false), "{s}");
     }
     // Fragments stay below the protocol rung; rules always take the general path.
     assert!(fast::is_normal_text(
         "http://h/#f",
-        Level::Scheme,
+        Rung::Scheme,
         false,
         false
     ));
     assert!(!fast::is_normal_text(
         "http://h/#f",
-        Level::Protocol,
+        Rung::Protocol,
         false,
         false
     ));
     assert!(!fast::is_normal_text(
         "http://h/",
-        Level::Protocol,
+        Rung::Protocol,
         false,
         true
     ));
     // With NFC, an encoded non-ASCII octet may change.
     assert!(fast::is_normal_text(
         "http://h/%C3%A9",
-        Level::Scheme,
+        Rung::Scheme,
         false,
         false
     ));
     assert!(!fast::is_normal_text(
         "http://h/%C3%A9",
-        Level::Scheme,
+        Rung::Scheme,
         true,
         false
     ));

@@ -65,7 +65,7 @@ pub(super) struct Item {
     /// uri-form fingerprints at the rungs below the chosen one (string, syntax, scheme).
     pub(super) lower: [u128; 3],
     /// The lowest rung whose key already equals the final one.
-    pub(super) reached: Level,
+    pub(super) reached: Rung,
     /// The link came from a legacy encoding (keyed with NFC).
     pub(super) legacy: bool,
     /// Later links of the same chunk with exactly this text: duplicates caught at the string

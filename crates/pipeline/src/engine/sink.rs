@@ -4,7 +4,7 @@
 use super::*;
 
 /// The rungs that can lie below the chosen one; rung `i` is tag `i` of the sink's Bloom filter.
-pub(super) const LOWER_RUNGS: [Level; 3] = [Level::String, Level::Syntax, Level::Scheme];
+pub(super) const LOWER_RUNGS: [Rung; 3] = [Rung::String, Rung::Syntax, Rung::Scheme];
 
 /// Keys per lower rung the sink's Bloom filter is sized for.
 pub(super) const LOWER_RUNG_KEYS: usize = 4 << 20;
@@ -50,7 +50,7 @@ impl<'a> Sink<'a> {
         // which costs ~30 ms at this size, a fixed start-up cost of every run.
         let rungs = LOWER_RUNGS
             .iter()
-            .filter(|&&r| r < opts.normalize.level)
+            .filter(|&&r| r < opts.normalize.rung)
             .count();
         let lower = linksieve_dedup::StagedBits::new(
             rungs * LOWER_RUNG_SMALL_KEYS,
@@ -235,10 +235,10 @@ impl<'a> Sink<'a> {
     }
 
     pub(super) fn account(&mut self, c: &ChunkOut, item: &Item, new: bool) {
-        let level = self.opts.normalize.level;
+        let chosen = self.opts.normalize.rung;
         let mut caught = None;
         for (i, rung) in LOWER_RUNGS.into_iter().enumerate() {
-            if rung >= level {
+            if rung >= chosen {
                 break;
             }
             let seen = !self
@@ -257,13 +257,13 @@ impl<'a> Sink<'a> {
             *n += 1;
             self.stats.duplicates += 1;
         } else {
-            self.stats.duplicate(level, 1);
+            self.stats.duplicate(chosen, 1);
         }
         // Exact repeats in the chunk: the string rung caught them (the first one's fingerprints
         // are in the filters now).
         let repeats = u64::from(item.repeats);
         if repeats > 0 {
-            self.stats.duplicate(Level::String, repeats);
+            self.stats.duplicate(Rung::String, repeats);
         }
         if self.opts.counts {
             let n = 1 + repeats;

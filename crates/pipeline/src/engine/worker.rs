@@ -223,7 +223,7 @@ impl Worker<'_> {
             }
         }
         let keyer = &self.keyer;
-        let level = keyer.options().level;
+        let chosen = keyer.options().rung;
         let start = self.out.text.len();
         if let Err(e) = keyer.key_into(text, legacy, &mut self.out.text) {
             self.out.rejected.push(Rejected {
@@ -242,21 +242,21 @@ impl Worker<'_> {
             &self.out.text[start..key_end]
         } else {
             scratch.clear();
-            let _ = keyer.uri_key_into(text, legacy, level, scratch);
+            let _ = keyer.uri_key_into(text, legacy, chosen, scratch);
             scratch
         };
         // A link that is its own key is its own key at every rung below (a fixed point propagates
         // down the ladder; crates/iri/tests/ladder_properties.rs): no rung below needs computing.
         let (lower, reached) = if final_uri == text {
-            ([fp_text; 3], Level::String)
+            ([fp_text; 3], Rung::String)
         } else {
             let mut lower = [0u128; 3];
-            let mut reached = level;
+            let mut reached = chosen;
             for (i, rung) in LOWER_RUNGS.into_iter().enumerate() {
-                if rung >= level {
+                if rung >= chosen {
                     break;
                 }
-                let (k, f) = if rung == Level::String {
+                let (k, f) = if rung == Rung::String {
                     (text, fp_text)
                 } else {
                     below.clear();
@@ -264,7 +264,7 @@ impl Worker<'_> {
                     (below.as_str(), fp(below))
                 };
                 lower[i] = f;
-                if k == final_uri && reached == level {
+                if k == final_uri && reached == chosen {
                     reached = rung;
                 }
             }
