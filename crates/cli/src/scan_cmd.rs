@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 use linksieve_iri::InputMode;
 use linksieve_pipeline::Keyer;
-use linksieve_scan::{EncodingChoice, HitRef, ScanOptions, ScanStats, Scanner};
+use linksieve_scan::{EncodingChoice, HitRef, ReadScanError, ScanOptions, ScanStats};
 use serde_json::json;
 
 /// Output format of `scan`.
@@ -81,8 +81,6 @@ pub struct ScanArgs {
     pub files: Vec<PathBuf>,
 }
 
-const CHUNK: usize = 256 << 10;
-
 /// Runs `linksieve scan`.
 pub fn run(args: &ScanArgs) -> Result<ExitCode> {
     let encoding = EncodingChoice::from_label(&args.encoding)?;
@@ -115,7 +113,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
     let mut total = ScanStats::default();
     for path in files {
         match scan_one(path, &opts, &mut printer) {
-            Ok(s) => add(&mut total, &s),
+            Ok(s) => total += s,
             Err(e) if is_broken_pipe(&e) => return Err(e),
             Err(e) => {
                 failed = true;
@@ -158,14 +156,6 @@ fn name(path: &Path) -> String {
     }
 }
 
-fn add(total: &mut ScanStats, s: &ScanStats) {
-    total.bytes_in += s.bytes_in;
-    total.hits += s.hits;
-    total.malformed_sequences += s.malformed_sequences;
-    total.malformed_bytes += s.malformed_bytes;
-    total.too_long += s.too_long;
-}
-
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
@@ -184,6 +174,7 @@ struct HitPrinter<W> {
     out: W,
 }
 
+/// Scans one input (`-`: stdin) and prints its hits.
 fn scan_one<W: Write>(
     path: &Path,
     opts: &ScanOptions,
@@ -195,35 +186,12 @@ fn scan_one<W: Write>(
     } else {
         Box::new(std::fs::File::open(path).context("cannot open")?)
     };
-    let mut scanner = Scanner::new(opts);
-    let mut buf = vec![0u8; CHUNK];
-    // the first error writing a link (a closed pipe ends the scan early)
-    let mut failed = None;
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e).context("cannot read"),
-        };
-        scanner.feed_with(&buf[..n], |h| {
-            if failed.is_none() {
-                failed = printer.write_hit(&h, &file).err();
-            }
-        })?;
-        if let Some(e) = failed.take() {
-            return Err(e);
+    linksieve_scan::scan_reader(&mut reader, opts, |h| printer.write_hit(&h, &file)).map_err(|e| {
+        match e {
+            ReadScanError::Read(e) => anyhow::Error::new(e).context("cannot read"),
+            ReadScanError::Sink(e) => e,
         }
-    }
-    scanner.finish_with(|h| {
-        if failed.is_none() {
-            failed = printer.write_hit(&h, &file).err();
-        }
-    })?;
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(*scanner.stats()),
-    }
+    })
 }
 
 impl<W: Write> HitPrinter<W> {

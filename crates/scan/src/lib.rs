@@ -67,4 +67,4 @@ pub use options::{
     AUTO_WINDOW, DEFAULT_MAX_LINK_LEN, EncodingChoice, ScanError, ScanOptions, detect_encoding,
     encoding_for_label,
 };
-pub use scanner::{ScanResult, ScanStats, Scanner, scan_bytes};
+pub use scanner::{ReadScanError, ScanResult, ScanStats, Scanner, scan_bytes, scan_reader};

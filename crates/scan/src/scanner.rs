@@ -75,6 +75,106 @@ pub fn scan_bytes(input: &[u8], opts: &ScanOptions) -> ScanResult {
     }
 }
 
+/// Why [`scan_reader`] stopped early: the reader failed, or the caller's `sink` did (a closed
+/// output, say).
+///
+/// ```
+/// use linksieve_scan::ReadScanError;
+/// let e: ReadScanError<String> = ReadScanError::Read(std::io::Error::other("disk"));
+/// assert!(matches!(e, ReadScanError::Read(_)));
+/// ```
+#[derive(Debug)]
+pub enum ReadScanError<E> {
+    /// Reading the input failed (what was read before is scanned and reported).
+    Read(std::io::Error),
+    /// The sink returned this error; the scan stopped there.
+    Sink(E),
+}
+
+/// Scans everything `reader` yields (read in blocks of 256 KiB, scanned as a stream: the
+/// result does not depend on the blocks) and calls `sink` with each hit; returns the counters.
+/// Stops at the first error of the reader or of `sink`.
+///
+/// ```
+/// use linksieve_scan::{scan_reader, ScanOptions};
+/// let mut got = Vec::new();
+/// let text = b"see http://a.example/ and mailto:b@c.example".as_slice();
+/// let stats = scan_reader(&mut &text[..], &ScanOptions::default(), |h| {
+///     got.push(h.text.to_owned());
+///     Ok::<(), ()>(())
+/// })
+/// .unwrap();
+/// assert_eq!(got, ["http://a.example/", "mailto:b@c.example"]);
+/// assert_eq!(stats.hits, 2);
+/// ```
+pub fn scan_reader<E>(
+    reader: &mut dyn std::io::Read,
+    opts: &ScanOptions,
+    mut sink: impl FnMut(HitRef<'_>) -> Result<(), E>,
+) -> Result<ScanStats, ReadScanError<E>> {
+    let mut scanner = Scanner::new(opts);
+    let mut buf = vec![0u8; 256 << 10];
+    // the first error of the sink: the scan stops after the block it came in
+    let mut failed = None;
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(ReadScanError::Read(e)),
+        };
+        // `feed_with` and `finish_with` fail only after `finish`
+        let _ = scanner.feed_with(&buf[..n], |h| {
+            if failed.is_none() {
+                failed = sink(h).err();
+            }
+        });
+        if let Some(e) = failed.take() {
+            return Err(ReadScanError::Sink(e));
+        }
+    }
+    let _ = scanner.finish_with(|h| {
+        if failed.is_none() {
+            failed = sink(h).err();
+        }
+    });
+    match failed {
+        Some(e) => Err(ReadScanError::Sink(e)),
+        None => Ok(*scanner.stats()),
+    }
+}
+
+/// Adds another scan's counters (several inputs scanned apart).
+///
+/// ```
+/// let mut total = linksieve_scan::ScanStats::default();
+/// total += linksieve_scan::ScanStats { hits: 2, bytes_in: 10, ..Default::default() };
+/// total += linksieve_scan::ScanStats { hits: 1, bytes_in: 5, ..Default::default() };
+/// assert_eq!((total.hits, total.bytes_in), (3, 15));
+/// ```
+impl std::ops::AddAssign for ScanStats {
+    fn add_assign(&mut self, o: ScanStats) {
+        let ScanStats {
+            bytes_in,
+            malformed_sequences,
+            malformed_bytes,
+            too_long,
+            candidates,
+            hits,
+            work,
+            skipped_bytes,
+        } = o;
+        self.bytes_in += bytes_in;
+        self.malformed_sequences += malformed_sequences;
+        self.malformed_bytes += malformed_bytes;
+        self.too_long += too_long;
+        self.candidates += candidates;
+        self.hits += hits;
+        self.work += work;
+        self.skipped_bytes += skipped_bytes;
+    }
+}
+
 /// A streaming scanner: [`feed`](Scanner::feed) chunks, then [`finish`](Scanner::finish).
 ///
 /// ```
