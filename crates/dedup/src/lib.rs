@@ -42,6 +42,7 @@
 //! assert_eq!(out, ["http://a/", "http://b/"]);
 //! ```
 
+mod bits;
 mod bloom;
 mod distinct;
 mod error;
@@ -50,7 +51,8 @@ mod memory;
 mod persistent;
 mod spill;
 
-pub use bloom::{BloomBits, BloomSet, MAX_EXPECTED_ITEMS, MIN_STAGE_KEYS, StagedBits};
+pub use bits::{BloomBits, StagedBits};
+pub use bloom::{BloomSet, MAX_EXPECTED_ITEMS, MIN_STAGE_KEYS};
 pub use distinct::DistinctCount;
 pub use error::{DedupError, Result};
 pub use fingerprint::{FINGERPRINT_VERSION, Fingerprint, expected_false_seen};
