@@ -660,6 +660,102 @@ fn scan_whole<'a>(h: &WarcHeader, block: &'a mut Block<'_>) -> Payload<'a> {
     }
 }
 
+/// What a walk over a WARC file ([`walk`]) reports, record by record: the caller scans the
+/// payloads and keeps the counts.
+pub(crate) trait Records {
+    /// Stop before the next record (SIGINT).
+    fn stop(&mut self) -> bool;
+    /// Bytes not scanned, under a reason.
+    fn skip(&mut self, why: &str, n: u64);
+    /// A coding undone, or declared and not found.
+    fn coding(&mut self, what: String);
+    /// Scans one payload, whose decoded bytes `reader` yields, from input offset `at`, in
+    /// `charset` where the headers declare one. An error is a failure to decode it: what was
+    /// read before it is scanned.
+    fn scan(
+        &mut self,
+        h: &WarcHeader,
+        at: u64,
+        charset: Option<&'static Encoding>,
+        reader: &mut dyn BufRead,
+    ) -> io::Result<()>;
+    /// A record whose payload failed to decode (the walk goes on with the next record).
+    fn record_failed(&mut self, error: String);
+}
+
+/// Walks a WARC (or WET) file record by record: each payload to scan ([`payload`]) goes to
+/// `to.scan`, with its HTTP charset; the rest is counted as skipped, by reason. A payload that
+/// cannot be decoded (a damaged gzip body, a chunk cut short) is scanned up to the damage and
+/// reported as a failure naming the record, unless the crawler cut it (`WARC-Truncated`); the
+/// next record is read, since its place is known from `Content-Length`. A block that ends
+/// before its `Content-Length` ends the walk with [`WarcError::Truncated`].
+pub(crate) fn walk(
+    mut r: &mut dyn BufRead,
+    records: WarcRecords,
+    to: &mut impl Records,
+) -> Result<(), WarcError> {
+    let mut offset = 0u64;
+    while let Some(h) = read_warc_header(&mut r)? {
+        if to.stop() {
+            return Ok(());
+        }
+        let record_at = offset;
+        offset += h.header_len;
+        to.skip("WARC record headers", h.header_len);
+        let mut block = Block::new(r, h.content_length);
+        let (skipped, failure) = match payload(&h, &mut block, records) {
+            Ok(Payload::Skip(why)) => (Some(why), None),
+            Ok(Payload::Scan {
+                head_len,
+                charset,
+                codings,
+                undeclared,
+                mut reader,
+            }) => {
+                to.skip("HTTP response headers", head_len);
+                for c in codings {
+                    to.coding(c.to_owned());
+                }
+                for c in undeclared {
+                    to.coding(format!("{c} declared, body not so (read as it is)"));
+                }
+                let scanned = to.scan(&h, offset + head_len, charset, &mut reader);
+                (None, scanned.err())
+            }
+            Err(e) => (None, Some(e)),
+        };
+        let rest = block.drain()?;
+        let short = block.left();
+        offset += h.content_length - short;
+        if short > 0 {
+            return Err(WarcError::Truncated {
+                offset: record_at,
+                declared: h.content_length,
+                read: h.content_length - short,
+            });
+        }
+        if let Some(why) = skipped {
+            to.skip(&why, rest);
+            continue;
+        }
+        let Some(e) = failure else {
+            to.skip("WARC blocks after their payload's end", rest);
+            continue;
+        };
+        to.skip("WARC payloads after a decoding error", rest);
+        if h.truncated.is_some() {
+            // The crawler cut it (WARC-Truncated): its codings end early by design.
+            to.coding("cut short (WARC-Truncated)".to_owned());
+        } else {
+            to.record_failed(format!(
+                "WARC record at byte {record_at} ({}): {e}",
+                h.target_uri.as_deref().unwrap_or("no target URI")
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -53,7 +53,7 @@ use crate::ordered::Ordered;
 use crate::printer::{KeyRow, OutputFormat, Printer, RejectedRow};
 use crate::source::{Compression, InputSpec, decompress, open_file};
 use crate::stats::{InputFailure, RunStats};
-use crate::warc::{self, Block, Payload, WarcError, WarcRecords, read_warc_header};
+use crate::warc::{self, WarcError, WarcHeader, WarcRecords};
 use chunk::*;
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use cut::*;

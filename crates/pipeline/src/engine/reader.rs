@@ -187,87 +187,11 @@ impl<'a, 's> Reader<'a, 's> {
         });
     }
 
-    /// A WARC (or WET) file, record by record (see [`crate::warc`]): each scanned payload is a
-    /// stream, decoded with the charset its headers declare (else `--encoding`); the rest is
-    /// counted as skipped. A payload that cannot be decoded (a damaged gzip body, a chunk cut
-    /// short) is scanned up to the damage and reported as a failure of the input naming the
-    /// record; the next record is read, since its place is known from `Content-Length`. A block
-    /// that ends before its `Content-Length` ends the input with an error.
-    pub(super) fn warc(&mut self, name: &str, mut r: &mut dyn BufRead) -> Result<(), WarcError> {
-        let mut offset = 0u64;
-        while let Some(h) = read_warc_header(&mut r)? {
-            if self.cancel.load(Ordering::Relaxed) {
-                self.stats.interrupted = true;
-                return Ok(());
-            }
-            let record_at = offset;
-            offset += h.header_len;
-            self.stats.skip("WARC record headers", h.header_len);
-            let mut block = Block::new(r, h.content_length);
-            let (skipped, failure) = match warc::payload(&h, &mut block, self.opts.warc_records) {
-                Ok(Payload::Skip(why)) => (Some(why), None),
-                Ok(Payload::Scan {
-                    head_len,
-                    charset,
-                    codings,
-                    undeclared,
-                    mut reader,
-                }) => {
-                    self.stats.skip("HTTP response headers", head_len);
-                    for c in codings {
-                        self.stats.coding(c.to_owned());
-                    }
-                    for c in undeclared {
-                        self.stats
-                            .coding(format!("{c} declared, body not so (read as it is)"));
-                    }
-                    let meta = Arc::new(StreamMeta {
-                        input: name.to_owned(),
-                        provenance: h.target_uri.clone(),
-                    });
-                    let choice = charset
-                        .map(EncodingChoice::Fixed)
-                        .unwrap_or(self.opts.scan.encoding);
-                    let scanned = self.stream(&meta, &mut reader, offset + head_len, choice);
-                    (None, scanned.err())
-                }
-                Err(e) => (None, Some(e)),
-            };
-            let rest = block.drain()?;
-            let short = block.left();
-            offset += h.content_length - short;
-            if short > 0 {
-                return Err(WarcError::Truncated {
-                    offset: record_at,
-                    declared: h.content_length,
-                    read: h.content_length - short,
-                });
-            }
-            if let Some(why) = skipped {
-                self.stats.skip(&why, rest);
-                continue;
-            }
-            let Some(e) = failure else {
-                self.stats
-                    .skip("WARC blocks after their payload's end", rest);
-                continue;
-            };
-            self.stats
-                .skip("WARC payloads after a decoding error", rest);
-            if h.truncated.is_some() {
-                // The crawler cut it (WARC-Truncated): its codings end early by design.
-                self.stats.coding("cut short (WARC-Truncated)".to_owned());
-            } else {
-                self.stats.inputs_failed.push(InputFailure {
-                    input: name.to_owned(),
-                    error: format!(
-                        "WARC record at byte {record_at} ({}): {e}",
-                        h.target_uri.as_deref().unwrap_or("no target URI")
-                    ),
-                });
-            }
-        }
-        Ok(())
+    /// A WARC (or WET) file, record by record ([`warc::walk`]): each scanned payload is a
+    /// stream, decoded with the charset its headers declare (else `--encoding`).
+    pub(super) fn warc(&mut self, name: &str, r: &mut dyn BufRead) -> Result<(), WarcError> {
+        let records = self.opts.warc_records;
+        warc::walk(r, records, &mut WarcInput { reader: self, name })
     }
 
     /// Takes a token (waits while `in_flight` chunks are alive) and gives the job a sequence
@@ -461,6 +385,51 @@ impl<'a, 's> Reader<'a, 's> {
             total += (buf.len() - before) as u64;
         }
         Ok(total)
+    }
+}
+
+/// The reader as a WARC walk's [`warc::Records`]: payloads become streams of this input,
+/// counts go to the reader's stats.
+struct WarcInput<'r, 'a, 's> {
+    reader: &'r mut Reader<'a, 's>,
+    name: &'r str,
+}
+
+impl warc::Records for WarcInput<'_, '_, '_> {
+    fn stop(&mut self) -> bool {
+        let stop = self.reader.cancel.load(Ordering::Relaxed);
+        if stop {
+            self.reader.stats.interrupted = true;
+        }
+        stop
+    }
+    fn skip(&mut self, why: &str, n: u64) {
+        self.reader.stats.skip(why, n);
+    }
+    fn coding(&mut self, what: String) {
+        self.reader.stats.coding(what);
+    }
+    fn scan(
+        &mut self,
+        h: &WarcHeader,
+        at: u64,
+        charset: Option<&'static Encoding>,
+        reader: &mut dyn BufRead,
+    ) -> io::Result<()> {
+        let meta = Arc::new(StreamMeta {
+            input: self.name.to_owned(),
+            provenance: h.target_uri.clone(),
+        });
+        let choice = charset
+            .map(EncodingChoice::Fixed)
+            .unwrap_or(self.reader.opts.scan.encoding);
+        self.reader.stream(&meta, reader, at, choice).map(|_| ())
+    }
+    fn record_failed(&mut self, error: String) {
+        self.reader.stats.inputs_failed.push(InputFailure {
+            input: self.name.to_owned(),
+            error,
+        });
     }
 }
 
