@@ -22,6 +22,7 @@
 //! assert_eq!(a, b);
 //! ```
 
+mod climb;
 mod fast;
 mod forms;
 mod host;
@@ -31,11 +32,13 @@ mod scheme_rung;
 mod swar;
 mod syntax;
 
+pub use climb::{Climb, climb, climb_str, fixed_point};
 pub use forms::from_surt;
 pub use protocol::{RedirectStats, Redirects, Rules, RulesError};
 
 use crate::input::{InputError, InputMode, leiri_to_iri, parse_input};
 use crate::parse::{Component, IriRef, Parts};
+use climb::climb_with;
 use std::fmt;
 use std::sync::Arc;
 
@@ -315,47 +318,10 @@ fn has_rules(opts: &NormalizeOptions) -> bool {
     opts.rules.as_deref().is_some_and(|r| !r.is_empty())
 }
 
-/// The `uri` key of `iri` at `opts.rung`, without redirects.
-fn uri_key<'a>(iri: IriRef<&'a str>, opts: &NormalizeOptions) -> Result<Key<'a>, NormalizeError> {
-    let rung = opts.rung;
-    if rung == Rung::String {
-        return Ok(Key::Same(iri));
-    }
-    if rung >= Rung::Scheme && !iri.is_absolute() {
-        return Err(NormalizeError::Relative { rung, offset: 0 });
-    }
-    let rules = opts.rules.as_deref().filter(|r| !r.is_empty());
-    // The fast path: an already-normal ASCII reference is its own key; nothing is built.
-    if fast::is_normal(iri, rung, opts.nfc, rules.is_some()) {
-        return Ok(Key::Same(iri));
-    }
-    Ok(Key::Built(slow_key(iri, rung, opts.nfc, rules)))
-}
-
-/// The general path: each rung is computed from the key of the rung below.
-fn slow_key(iri: IriRef<&str>, rung: Rung, nfc: bool, rules: Option<&Rules>) -> IriRef<String> {
-    let mut k = syntax::normalize(iri, nfc);
-    if rung >= Rung::Scheme {
-        k = scheme_rung::normalize(k);
-    }
-    if rung >= Rung::Protocol {
-        k = protocol::normalize(k, rules);
-    }
-    k
-}
-
-/// The `uri` key with the redirects of the protocol rung applied.
+/// The `uri` key of `iri` at `opts.rung` (with the protocol rung's redirects): the top of a
+/// climb whose lower rungs are not kept.
 fn key<'a>(iri: IriRef<&'a str>, opts: &NormalizeOptions) -> Result<Key<'a>, NormalizeError> {
-    let k = uri_key(iri, opts)?;
-    if opts.rung == Rung::Protocol
-        && let Some(to) = opts
-            .redirects
-            .as_ref()
-            .and_then(|r| r.target(k.as_ref().as_str()))
-    {
-        return Ok(Key::Built(to.clone()));
-    }
-    Ok(k)
+    climb_with(iri, opts, |_, _| {})
 }
 
 /// The key of `iri` at `opts.rung`, written in `opts.form`.
@@ -532,14 +498,15 @@ fn with_parsed<R>(
     }
 }
 
-/// The `uri` key of `input` (read in `mode`) as an owned reference, without redirects.
+/// The `uri` key of `input` (read in `mode`) as an owned reference, with the redirects of
+/// `opts` (none when [`Redirects::parse`] calls it).
 fn owned_key(
     input: &str,
     mode: InputMode,
     opts: &NormalizeOptions,
 ) -> Result<IriRef<String>, NormalizeError> {
     with_parsed(input, mode, opts.rung, |iri| {
-        Ok(match uri_key(iri, opts)? {
+        Ok(match key(iri, opts)? {
             Key::Same(r) => r.to_owned(),
             Key::Built(r) => r,
         })
@@ -631,24 +598,33 @@ pub fn compare<S: AsRef<str>, T: AsRef<str>>(
     b: &IriRef<T>,
     opts: &NormalizeOptions,
 ) -> Result<Comparison, NormalizeError> {
-    let inputs = [a.as_ref(), b.as_ref()];
+    // A relative reference has keys at the string and syntax rungs only (CMP 2).
+    let absolute = a.as_ref().is_absolute() && b.as_ref().is_absolute();
+    let reach = if absolute {
+        opts.rung
+    } else {
+        opts.rung.min(Rung::Syntax)
+    };
+    let to_reach = opts.at(reach);
+    let climb = |iri: IriRef<&str>| {
+        let mut keys = Vec::with_capacity(4);
+        climb_with(iri, &to_reach, |_, k| keys.push(k.to_owned())).map(|_| keys)
+    };
+    let keys = [climb(a.as_ref())?, climb(b.as_ref())?];
     let mut rungs = Vec::new();
-    let mut prev: [Option<IriRef<String>>; 2] = [None, None];
-    for rung in Rung::ALL.into_iter().take_while(|l| *l <= opts.rung) {
-        let o = opts.at(rung);
-        let own = |k: Key<'_>| match k {
-            Key::Same(r) => r.to_owned(),
-            Key::Built(r) => r,
-        };
-        let ka = own(key(inputs[0], &o)?);
-        let kb = own(key(inputs[1], &o)?);
-        let ch = |i: usize, k: &IriRef<String>| match &prev[i] {
-            Some(p) => changed(p.as_ref(), k.as_ref()),
-            None => Vec::new(),
+    for (i, rung) in Rung::ALL
+        .into_iter()
+        .take_while(|r| *r <= reach)
+        .enumerate()
+    {
+        let (ka, kb) = (&keys[0][i], &keys[1][i]);
+        let ch = |k: &[IriRef<String>]| match i {
+            0 => Vec::new(),
+            _ => changed(k[i - 1].as_ref(), k[i].as_ref()),
         };
         let report = RungReport {
             rung,
-            changed: [ch(0, &ka), ch(1, &kb)],
+            changed: [ch(&keys[0]), ch(&keys[1])],
             keys: [ka.as_str().to_owned(), kb.as_str().to_owned()],
         };
         let equal = report.equal();
@@ -659,7 +635,13 @@ pub fn compare<S: AsRef<str>, T: AsRef<str>>(
                 equivalent_at: Some(rung),
             });
         }
-        prev = [Some(ka), Some(kb)];
+    }
+    if reach < opts.rung {
+        // The first rung that needs a scheme.
+        return Err(NormalizeError::Relative {
+            rung: Rung::Scheme,
+            offset: 0,
+        });
     }
     Ok(Comparison {
         rungs,

@@ -40,9 +40,9 @@ pub use convert::{HostMapping, ToUriError, ToUriOptions};
 pub use host::{IdnaError, IdnaProfile, domain_to_ascii};
 pub use input::{InputError, InputMode, leiri_to_iri, parse_input, parse_web, web_to_iri};
 pub use ladder::{
-    Comparison, KeyForm, NormalizeError, NormalizeOptions, RedirectStats, Redirects, Rules,
-    RulesError, Rung, RungReport, UnknownName, compare, compare_str, from_surt, normalize,
-    normalize_into, normalize_str, normalize_str_into,
+    Climb, Comparison, KeyForm, NormalizeError, NormalizeOptions, RedirectStats, Redirects, Rules,
+    RulesError, Rung, RungReport, UnknownName, climb, climb_str, compare, compare_str, fixed_point,
+    from_surt, normalize, normalize_into, normalize_str, normalize_str_into,
 };
 pub use ops::{IriError, check_str, has_errors, parse_str, resolve_str, to_iri_str, to_uri_str};
 pub use parse::{

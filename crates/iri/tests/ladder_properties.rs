@@ -14,10 +14,14 @@
 //! - `uri` keys from the syntax rung up are ASCII and parse with `Grammar::Uri`;
 //! - a fixed point propagates down: when the `uri` key at a rung is the input itself, so is the
 //!   `uri` key at every rung below;
+//! - one climb (`climb_str`) to a rung gives, at every rung up to it, the key that rung gives
+//!   alone, its top key in every form, and `changed()` where the key differs from the one
+//!   below; the climb's fast path (`fixed_point`) answers only for a fixed point;
 //! - no input makes normalization loop or grow: pathological inputs scale linearly.
 
 use linksieve_iri::{
-    Grammar, InputMode, IriRef, KeyForm, NormalizeOptions, Rules, Rung, from_surt, normalize,
+    Climb, Grammar, InputMode, IriRef, KeyForm, NormalizeOptions, Rules, Rung, climb_str,
+    fixed_point, from_surt, normalize,
 };
 use proptest::prelude::*;
 
@@ -183,6 +187,64 @@ fn check(s: &str) -> Result<(), String> {
                 ),
                 Rung::ALL[i],
             ));
+        }
+        // One climb to each rung gives the keys each rung gives alone, and its fast path
+        // (`fixed_point`) answers only for a fixed point.
+        for top in Rung::ALL {
+            for form in [KeyForm::Uri, KeyForm::Iri, KeyForm::Surt] {
+                let at = NormalizeOptions {
+                    rung: top,
+                    form,
+                    ..o.clone()
+                };
+                let mut c = Climb::default();
+                let climbed = climb_str(s, InputMode::Strict, &at, &mut c);
+                let alone = key(s, &o, top, form);
+                if climbed.is_ok() != alone.is_some()
+                    || (alone.is_some() && alone.as_deref() != Some(c.top()))
+                {
+                    return Err(ctx(
+                        &format!(
+                            "climb top {:?} ({climbed:?}) != {alone:?} in {form}",
+                            c.top()
+                        ),
+                        top,
+                    ));
+                }
+                if alone.is_none() {
+                    continue;
+                }
+                for (i, rung) in Rung::ALL
+                    .into_iter()
+                    .enumerate()
+                    .take_while(|(_, r)| *r <= top)
+                {
+                    if c.key(rung) != uris[i].as_deref() {
+                        return Err(ctx(
+                            &format!("climb to {top} gives {:?}, not {:?}", c.key(rung), uris[i]),
+                            rung,
+                        ));
+                    }
+                    let changed = i > 0 && uris[i] != uris[i - 1];
+                    if c.changed(rung) != changed {
+                        return Err(ctx(
+                            &format!("climb to {top}: changed() is {}", c.changed(rung)),
+                            rung,
+                        ));
+                    }
+                }
+                if c.key(top).is_none()
+                    || (top < Rung::Protocol && c.key(Rung::ALL[top as usize + 1]).is_some())
+                {
+                    return Err(ctx("climb has keys above its top or none at it", top));
+                }
+                if let Some(k) = fixed_point(s, InputMode::Strict, &at)
+                    && (Some(k) != uris[top as usize].as_deref()
+                        || uris[..top as usize].iter().any(|u| u.as_deref() != Some(s)))
+                {
+                    return Err(ctx(&format!("fixed_point says {k:?}"), top));
+                }
+            }
         }
         for rung in Rung::ALL {
             let uri = key(s, &o, rung, KeyForm::Uri);

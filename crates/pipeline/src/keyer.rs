@@ -1,29 +1,29 @@
 //! How a link found by the scanner gets its key, the same for `run` and `scan --format tsv`.
 
 use linksieve_iri::{
-    InputMode, KeyForm, NormalizeError, NormalizeOptions, Rung, normalize_str, normalize_str_into,
+    Climb, InputMode, NormalizeError, NormalizeOptions, climb_str, fixed_point, normalize_str,
+    normalize_str_into,
 };
 use linksieve_scan::LinkKind;
 
-/// Keys found links: in the chosen rung and form, and in the `uri` form at every rung (for the
-/// per-rung duplicate counts). A link transcoded from a legacy encoding is keyed with NFC
-/// (RFC 3987 3.1 variant B; CMP 4.2.2). The option sets are made once, not per link.
+/// Keys found links: in the chosen rung and form, and (by [`Keyer::climb`]) in the `uri` form
+/// at every rung below it too (for the per-rung duplicate counts). A link transcoded from a
+/// legacy encoding is keyed with NFC (RFC 3987 3.1 variant B; CMP 4.2.2). The option sets are
+/// made once, not per link.
 ///
 /// ```
-/// use linksieve_iri::{InputMode, Rung, NormalizeOptions};
+/// use linksieve_iri::{Climb, InputMode, Rung, NormalizeOptions};
 /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
 /// assert_eq!(k.key("HTTP://Example.COM:80", false).unwrap(), "http://example.com/");
-/// let mut syntax = String::new();
-/// k.uri_key_into("HTTP://Example.COM:80", false, Rung::Syntax, &mut syntax).unwrap();
-/// assert_eq!(syntax, "http://example.com:80");
+/// let mut c = Climb::default();
+/// k.climb("HTTP://Example.COM:80", false, &mut c).unwrap();
+/// assert_eq!(c.key(Rung::Syntax), Some("http://example.com:80"));
 /// ```
 #[derive(Clone, Debug)]
 pub struct Keyer {
     input: InputMode,
     /// The chosen rung and form: for Unicode text, for text from a legacy encoding (NFC).
     chosen: [NormalizeOptions; 2],
-    /// The `uri` form at each rung of [`Rung::ALL`], split the same way.
-    uri: [[NormalizeOptions; 4]; 2],
 }
 
 impl Keyer {
@@ -40,14 +40,7 @@ impl Keyer {
             ..opts.clone()
         };
         let chosen = [with_nfc(false), with_nfc(true)];
-        let uri = [false, true].map(|legacy| {
-            Rung::ALL.map(|rung| NormalizeOptions {
-                rung,
-                form: KeyForm::Uri,
-                ..with_nfc(legacy)
-            })
-        });
-        Keyer { input, chosen, uri }
+        Keyer { input, chosen }
     }
 
     /// The options of the chosen rung and form (for Unicode text).
@@ -92,28 +85,31 @@ impl Keyer {
         normalize_str_into(text, self.input, &self.chosen[usize::from(legacy)], out)
     }
 
-    /// The `uri`-form key of `text` at `rung`, appended to `out` (left as it was on an error).
+    /// The key of `text` when it is a fixed point of the ladder at the chosen rung and form
+    /// (`linksieve_iri::fixed_point`): the climb's fast path, without a [`Climb`].
     ///
     /// ```
-    /// use linksieve_iri::{InputMode, Rung, NormalizeOptions};
+    /// use linksieve_iri::{InputMode, NormalizeOptions};
     /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
-    /// let mut buf = String::new();
-    /// k.uri_key_into("HTTP://A.example", false, Rung::Syntax, &mut buf).unwrap();
-    /// assert_eq!(buf, "http://a.example");
+    /// assert_eq!(k.fixed_point("http://a.example/", false), Some("http://a.example/"));
+    /// assert_eq!(k.fixed_point("http://A.example/", false), None);
     /// ```
-    pub fn uri_key_into(
-        &self,
-        text: &str,
-        legacy: bool,
-        rung: Rung,
-        out: &mut String,
-    ) -> Result<(), NormalizeError> {
-        normalize_str_into(text, self.input, self.uri_options(legacy, rung), out)
+    pub fn fixed_point<'a>(&'a self, text: &'a str, legacy: bool) -> Option<&'a str> {
+        fixed_point(text, self.input, &self.chosen[usize::from(legacy)])
     }
 
-    fn uri_options(&self, legacy: bool, rung: Rung) -> &NormalizeOptions {
-        let i = Rung::ALL.iter().position(|&r| r == rung).unwrap_or(0);
-        &self.uri[usize::from(legacy)][i]
+    /// Climbs the ladder with `text` (`linksieve_iri::climb_str`): its `uri` key at every
+    /// rung up to the chosen one, and the chosen key in the chosen form.
+    ///
+    /// ```
+    /// use linksieve_iri::{Climb, InputMode, Rung, NormalizeOptions};
+    /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
+    /// let mut c = Climb::default();
+    /// k.climb("HTTP://A.example", false, &mut c).unwrap();
+    /// assert_eq!((c.key(Rung::Syntax), c.top()), (Some("http://a.example"), "http://a.example/"));
+    /// ```
+    pub fn climb(&self, text: &str, legacy: bool, out: &mut Climb) -> Result<(), NormalizeError> {
+        climb_str(text, self.input, &self.chosen[usize::from(legacy)], out)
     }
 }
 

@@ -59,7 +59,7 @@ use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use cut::*;
 use encoding_rs::Encoding;
 use linksieve_dedup::Fingerprint;
-use linksieve_iri::{InputMode, KeyForm, NormalizeError, NormalizeOptions, Rung};
+use linksieve_iri::{Climb, InputMode, NormalizeError, NormalizeOptions, Rung};
 use linksieve_scan::{EncodingChoice, Hit, HitRef, LinkKind, ScanOptions, Scanner};
 use ranges::*;
 pub(crate) use reader::fill;

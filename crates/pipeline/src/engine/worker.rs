@@ -16,7 +16,7 @@ pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> Chu
             ..ChunkOut::default()
         },
         repeats: REPEATS.take(),
-        scratch: Default::default(),
+        climb: Climb::default(),
         implied: String::new(),
     };
     match job {
@@ -116,8 +116,8 @@ pub(super) struct Worker<'a> {
     pub(super) keyer: Keyer,
     pub(super) out: ChunkOut,
     pub(super) repeats: Repeats,
-    /// The final key in `uri` form (when the chosen form is another) and a lower rung's key.
-    pub(super) scratch: [String; 2],
+    /// The keys of the link being keyed, at every rung up to the chosen one.
+    pub(super) climb: Climb,
     /// A find without a scheme, with its implied one (`keyer::keyable`).
     pub(super) implied: String,
 }
@@ -222,10 +222,32 @@ impl Worker<'_> {
                 return;
             }
         }
-        let keyer = &self.keyer;
-        let chosen = keyer.options().rung;
+        let found = Found {
+            original,
+            text,
+            fp_text,
+            legacy,
+            offset,
+            line,
+        };
+        let chosen = self.keyer.options().rung;
         let start = self.out.text.len();
-        if let Err(e) = keyer.key_into(text, legacy, &mut self.out.text) {
+        // The climb's fast path: a link that is its own key at the chosen rung is its own key
+        // at every rung below (a fixed point propagates down the ladder;
+        // crates/iri/tests/ladder_properties.rs), so no rung below needs computing.
+        if let Some(k) = self.keyer.fixed_point(text, legacy) {
+            self.out.text.push_str(k);
+            // a redirect target (protocol rung) is the only key that differs from the text
+            let reached = if k == text { Rung::String } else { chosen };
+            let i = push_item(&mut self.out, &found, start, [fp_text; 3], reached);
+            self.repeats.0.insert(hash, i);
+            return;
+        }
+        // One climb: the chosen key in the chosen form, and the `uri` key of every rung below,
+        // each computed from the one below it (for "duplicates caught by each rung" and
+        // `reached`).
+        let climb = &mut self.climb;
+        if let Err(e) = self.keyer.climb(text, legacy, climb) {
             self.out.rejected.push(Rejected {
                 reason: reason(&e),
                 error: e.to_string(),
@@ -235,18 +257,10 @@ impl Worker<'_> {
             });
             return;
         }
-        let key_end = self.out.text.len();
-        // uri-form keys at the rungs below: for "duplicates caught by each rung" and `reached`.
-        let [scratch, below] = &mut self.scratch;
-        let final_uri: &str = if keyer.options().form == KeyForm::Uri {
-            &self.out.text[start..key_end]
-        } else {
-            scratch.clear();
-            let _ = keyer.uri_key_into(text, legacy, chosen, scratch);
-            scratch
-        };
-        // A link that is its own key is its own key at every rung below (a fixed point propagates
-        // down the ladder; crates/iri/tests/ladder_properties.rs): no rung below needs computing.
+        self.out.text.push_str(climb.top());
+        let final_uri = climb.key(chosen).unwrap_or_default();
+        // The string rung's key is the text as found (the climb's is the text as read, which
+        // LEIRI mode may have encoded).
         let (lower, reached) = if final_uri == text {
             ([fp_text; 3], Rung::String)
         } else {
@@ -256,41 +270,71 @@ impl Worker<'_> {
                 if rung >= chosen {
                     break;
                 }
-                let (k, f) = if rung == Rung::String {
-                    (text, fp_text)
-                } else {
-                    below.clear();
-                    let _ = keyer.uri_key_into(text, legacy, rung, below);
-                    (below.as_str(), fp(below))
+                let k = match rung {
+                    Rung::String => text,
+                    _ => climb.key(rung).unwrap_or_default(),
                 };
-                lower[i] = f;
+                // a key the rung left as it was below has the fingerprint below
+                lower[i] = match rung {
+                    Rung::String => fp_text,
+                    Rung::Scheme if !climb.changed(rung) => lower[i - 1],
+                    _ => fp(k),
+                };
                 if k == final_uri && reached == chosen {
                     reached = rung;
                 }
             }
             (lower, reached)
         };
-        let key = &self.out.text[start..key_end];
-        // The original is stored only when it differs from its key.
-        let fp_key = if key == text { fp_text } else { fp(key) };
-        if key != original {
-            self.out.text.push_str(original);
-        }
-        let i = self.out.items.len() as u32;
-        self.out.items.push(Item {
-            fp: fp_key,
-            start,
-            key_end,
-            end: self.out.text.len(),
-            offset,
-            line,
-            lower,
-            reached,
-            legacy,
-            repeats: 0,
-        });
+        let i = push_item(&mut self.out, &found, start, lower, reached);
         self.repeats.0.insert(hash, i);
     }
+}
+
+/// Records the item of a link whose key was just written at `start` of the chunk's text, and
+/// returns its index.
+fn push_item(
+    out: &mut ChunkOut,
+    found: &Found<'_>,
+    start: usize,
+    lower: [u128; 3],
+    reached: Rung,
+) -> u32 {
+    let key_end = out.text.len();
+    let key = &out.text[start..key_end];
+    // The original is stored only when it differs from its key.
+    let fp_key = if key == found.text {
+        found.fp_text
+    } else {
+        Fingerprint::of(key.as_bytes()).0
+    };
+    if key != found.original {
+        out.text.push_str(found.original);
+    }
+    let i = out.items.len() as u32;
+    out.items.push(Item {
+        fp: fp_key,
+        start,
+        key_end,
+        end: out.text.len(),
+        offset: found.offset,
+        line: found.line,
+        lower,
+        reached,
+        legacy: found.legacy,
+        repeats: 0,
+    });
+    i
+}
+
+/// A link being keyed: the text as found, the text keyed and its fingerprint, and where it was.
+struct Found<'a> {
+    original: &'a str,
+    text: &'a str,
+    fp_text: u128,
+    legacy: bool,
+    offset: u64,
+    line: u64,
 }
 
 /// A reason for the summary: the error without its positions and characters, so that reasons
