@@ -1,7 +1,7 @@
 //! The bits of a blocked Bloom filter: 512-bit blocks (one cache line each), the block picked
 //! by the fingerprint's high 64 bits, `k` positions by 9-bit slices of the low 64 bits.
 //! [`BloomBits`] is one filter, [`StagedBits`] two of them staged for an unknown number of keys;
-//! [`BloomSet`](crate::BloomSet) adds the error accounting on top.
+//! [`BloomSet`](crate::BloomSet)(crate::BloomSet) adds the error accounting on top.
 
 use crate::Fingerprint;
 
@@ -13,9 +13,9 @@ pub(crate) const POS_PER_WORD: u32 = 7;
 /// Largest number of bits set per key.
 pub(crate) const MAX_K: u32 = 16;
 
-/// The bits of a blocked Bloom filter, without the error accounting of [`BloomSet`]: for
+/// The bits of a blocked Bloom filter, without the error accounting of [`BloomSet`](crate::BloomSet): for
 /// callers that only need "certainly new" or "maybe seen" (the pipeline's per-rung duplicate
-/// split). The same layout as [`BloomSet`]: 512-bit blocks (one cache line each), the block
+/// split). The same layout as [`BloomSet`](crate::BloomSet): 512-bit blocks (one cache line each), the block
 /// picked by the fingerprint's high 64 bits, `k` positions by 9-bit slices of the low 64 bits.
 ///
 /// ```
