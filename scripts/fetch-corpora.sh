@@ -19,8 +19,15 @@
 #                            in ~50 legacy encodings, one folder per encoding
 #                            (~7.0 MB, ~19k URLs); the folder name is the
 #                            encoding label chardet uses
+#   html-docs/<SITE>/...     the HTML documentation of three Debian packages,
+#                            as sites to serve and crawl (HTML outlinks):
+#                            postgresql (postgresql-doc-15), django
+#                            (python-django-doc), python (python3.11-doc);
+#                            ~115 MB, ~2,400 HTML pages
 #   MANIFEST.tsv             file, bytes, sha256, count of 'https?://',
-#                            source package and version
+#                            source package and version (one row per site
+#                            of html-docs/, its sha256 that of the sorted
+#                            list of its files' sha256 sums)
 #
 # Needs: bash, apt-get (with package lists: run 'apt-get update' once),
 # dpkg-deb, tar, xz, python3 -m pip, sha256sum, grep, find, sort, xargs.
@@ -102,6 +109,33 @@ if [ ! -e "$DONE/legacy" ]; then
     printf '%s\t%s\n' "chardet (PyPI sdist)" "$CHARDET_VERSION" > "$DONE/legacy"
 fi
 
+# -------------------------------------------------------- html-docs (Debian)
+# site name, package, the folder of the package that holds the HTML
+HTML_DOCS="postgresql postgresql-doc-15 usr/share/doc/postgresql-doc-15/html
+django python-django-doc usr/share/doc/python-django-doc/html
+python python3.11-doc usr/share/doc/python3.11/html"
+if [ ! -e "$DONE/html-docs" ]; then
+    rm -rf "$OUT/html-docs" "$CACHE/html-work"; mkdir -p "$OUT/html-docs" "$CACHE/html-work"
+    : > "$CACHE/html-docs.tsv"
+    while read -r site pkg dir; do
+        step "downloading $pkg from the Debian archive (HTML documentation: $site)"
+        rm -f "$CACHE/${pkg}"_*.deb
+        ( cd "$CACHE" && apt-get download "$pkg" ) \
+            || die "apt-get download $pkg failed (run 'apt-get update' first)"
+        deb="$(ls "$CACHE/${pkg}"_*.deb | head -n1)"
+        ver="$(dpkg-deb -f "$deb" Version)" || die "cannot read version of $deb"
+        dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$CACHE/html-work" "./$dir" \
+            || die "cannot extract $dir from $deb"
+        # Debian replaces some shared files (jquery, underscore) with links outside the
+        # package: drop the links, which no server here could follow
+        find "$CACHE/html-work/$dir" -type l -delete
+        mv "$CACHE/html-work/$dir" "$OUT/html-docs/$site"
+        printf '%s\t%s\t%s\n' "$site" "$pkg" "$ver" >> "$CACHE/html-docs.tsv"
+    done <<< "$HTML_DOCS"
+    rm -rf "$CACHE/html-work"
+    mv "$CACHE/html-docs.tsv" "$DONE/html-docs"
+fi
+
 # ----------------------------------------------------------------- manifest
 step "writing MANIFEST.tsv"
 {
@@ -119,6 +153,13 @@ step "writing MANIFEST.tsv"
     ( cd "$OUT" && find legacy -type f | LC_ALL=C sort ) | while read -r f; do
         row "$f" "$csrc" "$cver"
     done
+    while IFS=$'\t' read -r site pkg ver; do
+        d="$OUT/html-docs/$site"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "html-docs/$site/" \
+            "$(find "$d" -type f -printf '%s\n' | awk '{b+=$1} END{print b}')" \
+            "$( (cd "$d" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -d' ' -f1)" \
+            "$(LC_ALL=C grep -raoE 'https?://' "$d" | wc -l | tr -d ' ')" "$pkg" "$ver"
+    done < "$DONE/html-docs"
 } > "$OUT/MANIFEST.tsv.tmp" || die "writing MANIFEST.tsv failed"
 mv "$OUT/MANIFEST.tsv.tmp" "$OUT/MANIFEST.tsv"
 

@@ -10,7 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export LINKSIEVE_CORPORA="${LINKSIEVE_CORPORA:-$PWD/target/corpora}"
-if [ ! -e "$LINKSIEVE_CORPORA/.done/legacy" ] || [ ! -e "$LINKSIEVE_CORPORA/.done/linux-doc" ]; then
+if [ ! -e "$LINKSIEVE_CORPORA/.done/legacy" ] || [ ! -e "$LINKSIEVE_CORPORA/.done/linux-doc" ] \
+    || [ ! -e "$LINKSIEVE_CORPORA/.done/html-docs" ]; then
     if ! apt-cache policy linux-source-6.1 2>/dev/null | grep -q Candidate; then
         echo "test.sh: apt-get update (needed once by fetch-corpora.sh)" >&2
         apt-get update -qq >&2 || sudo apt-get update -qq >&2
