@@ -37,7 +37,7 @@ pub struct IdnaError {
 
 /// WHATWG forbidden domain code points (URL Standard 3.2; all are ASCII): C0 controls, space,
 /// `#%/:<>?@[\]^|`, DEL.
-pub(crate) fn forbidden_domain_byte(b: u8) -> bool {
+pub(crate) const fn forbidden_domain_byte(b: u8) -> bool {
     b <= 0x20
         || b == 0x7F
         || matches!(

@@ -49,6 +49,32 @@ fn forbidden_host_byte(b: u8) -> bool {
     )
 }
 
+/// Domain byte class: an ASCII uppercase letter.
+const UPPER: u8 = 1;
+/// Domain byte class: a forbidden domain code point (URL Standard 3.2).
+const FORBIDDEN: u8 = 2;
+/// Domain byte class: `%` or a byte of a non-ASCII character (decoding or IDNA needed).
+const DECODE: u8 = 4;
+
+/// The domain byte classes.
+static DOMAIN_CLASSES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        if b.is_ascii_uppercase() {
+            t[i] = UPPER;
+        } else if b == b'%' || b >= 0x80 {
+            t[i] = DECODE;
+        }
+        if b < 0x80 && forbidden_domain_byte(b) {
+            t[i] |= FORBIDDEN;
+        }
+        i += 1;
+    }
+    t
+};
+
 /// URL Standard 3.5 "host parser" of `input` (`is_opaque` when the URL is not special); the
 /// serialized host (3.6) is appended to `out`.
 pub(super) fn parse_host(
@@ -69,27 +95,33 @@ pub(super) fn parse_host(
     if is_opaque {
         return parse_opaque_host(input, out);
     }
-    // Steps 4-5: percent-decode, then UTF-8 decode without BOM (invalid bytes become U+FFFD,
-    // which the domain parser rejects).
-    let domain: Cow<'_, str> = if input.contains('%') {
-        let bytes = percent_decode(input.as_bytes());
-        Cow::Owned(String::from_utf8_lossy(&bytes).into_owned())
-    } else {
-        Cow::Borrowed(input)
-    };
-    // Step 6: the domain parser with beStrict false (3.3).
     let start = out.len();
-    if domain.is_ascii() {
-        // 3.3 "domain parser" step 5 (whatwg/url#914): an ASCII domain is only lowercased,
-        // whatever ToASCII says; `domain_to_ascii` with `IdnaProfile::Web` gives the same.
-        if domain.is_empty() || domain.bytes().any(forbidden_domain_byte) {
+    let flags = input
+        .bytes()
+        .fold(0, |f, b| f | DOMAIN_CLASSES[usize::from(b)]);
+    if flags & DECODE == 0 {
+        // ASCII without `%`: steps 4-5 change nothing, and the domain parser (3.3, step 5, as
+        // of whatwg/url#914) lowercases an ASCII domain whatever ToASCII says; it fails on a
+        // forbidden domain code point. `domain_to_ascii` with `IdnaProfile::Web` gives the same.
+        if flags & FORBIDDEN != 0 || input.is_empty() {
             return Err(WebError::InvalidHost);
         }
-        for b in domain.bytes() {
-            out.push(char::from(b.to_ascii_lowercase()));
+        out.push_str(input);
+        if flags & UPPER != 0 {
+            if let Some(d) = out.get_mut(start..) {
+                d.make_ascii_lowercase();
+            }
         }
     } else {
-        let ascii = domain_to_ascii(&domain, IdnaProfile::Web).map_err(|_| WebError::Idna)?;
+        // Steps 4-5: percent-decode, then UTF-8 decode without BOM (invalid bytes become
+        // U+FFFD, which the domain parser rejects).
+        let decoded = String::from_utf8_lossy(&percent_decode(input.as_bytes())).into_owned();
+        // Step 6: the domain parser with beStrict false (3.3).
+        let ascii: Cow<'_, str> = if decoded.is_ascii() {
+            Cow::Owned(decoded.to_ascii_lowercase())
+        } else {
+            domain_to_ascii(&decoded, IdnaProfile::Web).map_err(|_| WebError::Idna)?
+        };
         // Steps 6-7 of the domain parser.
         if ascii.is_empty() || ascii.bytes().any(forbidden_domain_byte) {
             return Err(WebError::InvalidHost);
@@ -137,14 +169,15 @@ fn parse_opaque_host(input: &str, out: &mut String) -> Result<HostInternal, WebE
 
 /// URL Standard 3.5 "ends in a number checker".
 fn ends_in_a_number(input: &str) -> bool {
-    let input = input.strip_suffix('.').unwrap_or(input);
-    let last = input.rsplit('.').next().unwrap_or_default();
-    if !last.is_empty() && last.bytes().all(|b| b.is_ascii_digit()) {
+    let input = input.as_bytes();
+    let input = input.strip_suffix(b".").unwrap_or(input);
+    let last = memchr::memrchr(b'.', input).map_or(input, |i| &input[i + 1..]);
+    if !last.is_empty() && last.iter().all(u8::is_ascii_digit) {
         return true;
     }
-    last.strip_prefix("0x")
-        .or_else(|| last.strip_prefix("0X"))
-        .is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+    last.strip_prefix(b"0x")
+        .or_else(|| last.strip_prefix(b"0X"))
+        .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
 }
 
 /// URL Standard 3.5 "IPv4 number parser": the value (saturated: any value that does not fit

@@ -23,8 +23,12 @@ pub(super) fn parse(
     base: Option<&WebUrl>,
     encoding: Option<&'static Encoding>,
 ) -> Result<WebUrl, WebError> {
-    // Step 1: remove leading and trailing C0 control or space.
-    let trimmed = input.trim_matches(|c: char| c <= ' ');
+    // Step 1: remove leading and trailing C0 control or space (ASCII: the cuts are at
+    // character boundaries).
+    let b = input.as_bytes();
+    let start = b.iter().position(|&c| c > b' ').unwrap_or(b.len());
+    let end = b.iter().rposition(|&c| c > b' ').map_or(start, |i| i + 1);
+    let trimmed = input.get(start..end).unwrap_or_default();
     // Steps 2-3: remove all ASCII tab or newline.
     let cleaned: Cow<'_, str> =
         if memchr::memchr3(b'\t', b'\n', b'\r', trimmed.as_bytes()).is_some() {
@@ -84,6 +88,36 @@ struct Parser<'a> {
     query_start: Option<usize>,
     fragment_start: Option<usize>,
 }
+
+/// Byte class: ends the authority (authority state: `/`, `?`, `#`, and `\` if special).
+const ENDS_AUTHORITY: u8 = 1;
+/// Byte class: ends a path segment (path state: `/`, `?`, `#`, and `\` if special).
+const ENDS_SEGMENT: u8 = 2;
+/// Byte class: in the path percent-encode set (all non-ASCII bytes too).
+const ENCODE_IN_PATH: u8 = 4;
+
+/// The byte classes for a special URL (`special`) or another one.
+const fn classes(special: bool) -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let delim = b == b'/' || b == b'?' || b == b'#' || (special && b == b'\\');
+        if delim {
+            t[i] = ENDS_AUTHORITY | ENDS_SEGMENT;
+        }
+        if percent::in_set(b, PATH) {
+            t[i] |= ENCODE_IN_PATH;
+        }
+        i += 1;
+    }
+    t
+}
+
+/// [`classes`] of special URLs.
+static SPECIAL_CLASSES: [u8; 256] = classes(true);
+/// [`classes`] of other URLs.
+static OTHER_CLASSES: [u8; 256] = classes(false);
 
 /// URL Standard 4.2: a Windows drive letter (an ASCII alpha, then `:` or `|`).
 fn is_windows_drive_letter(s: &[u8]) -> bool {
@@ -149,9 +183,8 @@ impl<'a> Parser<'a> {
     /// Sets the scheme (lowercase, with its `:`) and marks an empty authority after it.
     fn set_scheme(&mut self, scheme: &str) {
         self.out.clear();
-        for b in scheme.bytes() {
-            self.out.push(char::from(b.to_ascii_lowercase()));
-        }
+        self.out.push_str(scheme);
+        self.out.make_ascii_lowercase();
         self.scheme = Scheme::from_lowercase(&self.out);
         self.scheme_end = self.out.len();
         self.out.push(':');
@@ -325,17 +358,20 @@ impl<'a> Parser<'a> {
 
     /// "authority state": the userinfo before the last `@`, then the "host state".
     fn authority_state(&mut self, pos: usize) -> Result<(), WebError> {
-        let special = self.special();
-        let end = pos
-            + self.bytes[pos.min(self.bytes.len())..]
-                .iter()
-                .position(|&b| matches!(b, b'/' | b'?' | b'#') || (special && b == b'\\'))
-                .unwrap_or(self.bytes.len().saturating_sub(pos));
+        let table = if self.special() {
+            &SPECIAL_CLASSES
+        } else {
+            &OTHER_CLASSES
+        };
+        let mut end = pos;
+        while end < self.bytes.len() && table[usize::from(self.bytes[end])] & ENDS_AUTHORITY == 0 {
+            end += 1;
+        }
         self.out.push_str("//");
         let userinfo_start = self.out.len();
         let authority = self.slice(pos, end);
         let mut host_pos = pos;
-        if let Some(at) = authority.rfind('@') {
+        if let Some(at) = memchr::memrchr(b'@', authority.as_bytes()) {
             if at + 1 == authority.len() {
                 return Err(WebError::HostMissing);
             }
@@ -556,25 +592,32 @@ impl<'a> Parser<'a> {
     /// written as `/` and its percent-encoded text, then checked for dots.
     fn path_state(&mut self, mut pos: usize) -> Result<(), WebError> {
         let special = self.special();
+        let table = if special {
+            &SPECIAL_CLASSES
+        } else {
+            &OTHER_CLASSES
+        };
         let len = self.bytes.len();
         loop {
             let seg_start = self.out.len();
             self.out.push('/');
             let mut i = pos;
-            let mut run = pos;
-            while i < len {
-                let b = self.bytes[i];
-                if b == b'/' || b == b'?' || b == b'#' || (special && b == b'\\') {
-                    break;
+            loop {
+                let run = i;
+                while i < len
+                    && table[usize::from(self.bytes[i])] & (ENCODE_IN_PATH | ENDS_SEGMENT) == 0
+                {
+                    i += 1;
                 }
-                if in_set(b, PATH) {
-                    push_run(&mut self.out, self.input, run, i);
-                    push_pct(&mut self.out, b);
-                    run = i + 1;
+                push_run(&mut self.out, self.input, run, i);
+                match self.bytes.get(i) {
+                    Some(&b) if table[usize::from(b)] & ENDS_SEGMENT == 0 => {
+                        push_pct(&mut self.out, b);
+                        i += 1;
+                    }
+                    _ => break,
                 }
-                i += 1;
             }
-            push_run(&mut self.out, self.input, run, i);
             let c = self.at(i);
             let slash = c == Some(b'/') || (special && c == Some(b'\\'));
             let segment = self.out.as_bytes().get(seg_start + 1..).unwrap_or_default();

@@ -27,7 +27,7 @@ pub(super) const PATH: EncodeSet = EncodeSet(16);
 pub(super) const USERINFO: EncodeSet = EncodeSet(32);
 
 /// For each ASCII byte, the sets it belongs to (one bit per set above).
-static SETS: [u8; 128] = {
+const SETS: [u8; 128] = {
     let mut t = [0u8; 128];
     let mut i = 0;
     while i < 128 {
@@ -56,8 +56,8 @@ static SETS: [u8; 128] = {
 /// True when byte `b` (of UTF-8 text, or of a legacy encoding's output) is written `%HH` in
 /// `set`: every non-ASCII byte, and the ASCII members of the set.
 #[inline(always)]
-pub(super) fn in_set(b: u8, set: EncodeSet) -> bool {
-    b >= 0x80 || SETS[usize::from(b)] & set.0 != 0
+pub(super) const fn in_set(b: u8, set: EncodeSet) -> bool {
+    b >= 0x80 || SETS[b as usize] & set.0 != 0
 }
 
 /// Appends `%HH` for `b` (uppercase hex digits, URL Standard 1.3 "percent-encode").
@@ -85,15 +85,19 @@ pub(super) fn push_run(out: &mut String, input: &str, from: usize, to: usize) {
 /// The input is UTF-8 already, so each of its bytes is copied or percent-encoded on its own.
 pub(super) fn utf8_percent_encode(out: &mut String, input: &str, set: EncodeSet) {
     let bytes = input.as_bytes();
-    let mut run = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if in_set(b, set) {
-            push_run(out, input, run, i);
-            push_pct(out, b);
-            run = i + 1;
+    let mut i = 0;
+    loop {
+        let run = i;
+        while i < bytes.len() && !in_set(bytes[i], set) {
+            i += 1;
         }
+        push_run(out, input, run, i);
+        match bytes.get(i) {
+            Some(&b) => push_pct(out, b),
+            None => return,
+        }
+        i += 1;
     }
-    push_run(out, input, run, bytes.len());
 }
 
 /// URL Standard 1.3 "percent-encode after encoding" with `encoding`, `input` and `set`,
