@@ -1,8 +1,8 @@
 //! The `parse` target: parse in every input mode and with both grammars, check, resolve.
 
 use linksieve_iri::{
-    Grammar, InputMode, IriRef, Parts, Strictness, check, leiri_to_iri, parse_input, resolve_str,
-    validate,
+    Grammar, InputMode, IriRef, Parts, Strictness, WebUrl, check, leiri_to_iri, parse_input,
+    parse_web, resolve_str, validate,
 };
 
 /// Runs every parse oracle on `data`.
@@ -40,6 +40,14 @@ fn one(s: &str) {
             .unwrap_or_else(|e| panic!("web result {r:?} of {s:?} is not a URI: {e}"));
         assert_eq!(again.spans(), r.spans(), "web spans of {s:?}");
         assert!(r.is_absolute(), "web result {r:?} of {s:?} is relative");
+    }
+    // The WHATWG href itself parses back to the same URL record.
+    if let Ok(u) = WebUrl::parse(s) {
+        assert_eq!(
+            WebUrl::parse(u.as_str()).as_ref(),
+            Ok(&u),
+            "web href of {s:?} does not parse back to itself"
+        );
     }
 }
 
@@ -134,4 +142,14 @@ fn resolve(base: &str, r: &str) {
         }
     }
     let _ = resolve_str(base, r, InputMode::Web, Strictness::Strict);
+    // WHATWG: a URL resolved against a base serializes to an href that parses back to itself.
+    if let Ok(b) = WebUrl::parse(base)
+        && let Ok(u) = parse_web(r, Some(&b), None)
+    {
+        assert_eq!(
+            WebUrl::parse(u.as_str()).as_ref(),
+            Ok(&u),
+            "web href of {r:?} against {base:?} does not parse back to itself"
+        );
+    }
 }

@@ -4,7 +4,10 @@
 use crate::line_io::{self, LineArgs, Reply};
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
-use linksieve_iri::{HostKind, HostMapping, IriRef, Severity, Strictness, ToUriOptions};
+use linksieve_iri::{
+    HostKind, HostMapping, InputError, InputMode, IriError, IriRef, Severity, Strictness,
+    ToUriOptions, WebHost, WebUrl,
+};
 use serde_json::json;
 use std::process::ExitCode;
 
@@ -75,7 +78,7 @@ fn host_kind(k: Option<HostKind>) -> Option<&'static str> {
 }
 
 fn describe(r: &IriRef<String>) -> Reply {
-    let fields = [
+    fields_reply(&[
         ("scheme", r.scheme()),
         ("authority", r.authority()),
         ("userinfo", r.userinfo()),
@@ -85,7 +88,50 @@ fn describe(r: &IriRef<String>) -> Reply {
         ("path", Some(r.path())),
         ("query", r.query()),
         ("fragment", r.fragment()),
-    ];
+    ])
+}
+
+/// The components of a WHATWG URL record, as the URL Standard has them (a stray `%` stays).
+fn describe_web(u: &WebUrl) -> Reply {
+    let mut userinfo = u.username().to_owned();
+    if !u.password().is_empty() {
+        userinfo.push(':');
+        userinfo.push_str(u.password());
+    }
+    let userinfo = (!userinfo.is_empty()).then_some(userinfo);
+    let port = u.port().map(|p| p.to_string());
+    let authority = u.host_str().map(|h| {
+        let mut a = userinfo
+            .as_ref()
+            .map_or(String::new(), |ui| format!("{ui}@"));
+        a.push_str(h);
+        if let Some(p) = &port {
+            a.push(':');
+            a.push_str(p);
+        }
+        a
+    });
+    let kind = u.host().map(|h| match h {
+        WebHost::Domain(_) => "domain",
+        WebHost::Ipv4(_) => "ipv4",
+        WebHost::Ipv6(_) => "ipv6",
+        WebHost::Opaque(_) => "opaque",
+        WebHost::Empty => "empty",
+    });
+    fields_reply(&[
+        ("scheme", Some(u.scheme())),
+        ("authority", authority.as_deref()),
+        ("userinfo", userinfo.as_deref()),
+        ("host", u.host_str()),
+        ("host_kind", kind),
+        ("port", port.as_deref()),
+        ("path", Some(u.path())),
+        ("query", u.query()),
+        ("fragment", u.fragment()),
+    ])
+}
+
+fn fields_reply(fields: &[(&str, Option<&str>)]) -> Reply {
     let text = fields
         .iter()
         .filter_map(|(k, v)| v.map(|v| format!("{k}={v}")))
@@ -104,10 +150,15 @@ fn describe(r: &IriRef<String>) -> Reply {
     }
 }
 
-/// Runs `linksieve parse`.
+/// Runs `linksieve parse`; in web mode the components are the URL record's.
 pub fn parse(a: &ParseArgs) -> Result<ExitCode> {
     let mode = a.lines.input.into();
     line_io::run(&a.items, &a.lines, |s| {
+        if mode == InputMode::Web {
+            return linksieve_iri::parse_web(s, None, None)
+                .map(|u| describe_web(&u))
+                .map_err(|e| IriError::Input(InputError::Web(e)));
+        }
         linksieve_iri::parse_str(s, mode).map(|r| describe(&r))
     })
 }
@@ -120,8 +171,16 @@ pub fn resolve(a: &ResolveArgs) -> Result<ExitCode> {
     } else {
         Strictness::Strict
     };
-    // A bad base is a usage error, reported once.
-    if let Err(e) = linksieve_iri::resolve_str(&a.base, "", mode, strictness) {
+    // A bad base is a usage error, reported once. A WHATWG base is checked on its own: an
+    // empty reference against a base with an opaque path (about:blank) is a failure.
+    let base = if mode == InputMode::Web {
+        linksieve_iri::parse_web(&a.base, None, None)
+            .map(drop)
+            .map_err(|e| IriError::Base(e.into()))
+    } else {
+        linksieve_iri::resolve_str(&a.base, "", mode, strictness).map(drop)
+    };
+    if let Err(e) = base {
         bail!("--base {:?}: {e}", a.base);
     }
     line_io::run(&a.items, &a.lines, |s| {

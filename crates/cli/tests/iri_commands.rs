@@ -86,7 +86,8 @@ fn modes_and_options() {
         ],
         "",
     );
-    assert_eq!(r.stdout.trim_end(), "http://h/a/b?&%238224;");
+    // URL Standard 1.3: a character big5 cannot encode is written as its `&#N;`, percent-encoded.
+    assert_eq!(r.stdout.trim_end(), "http://h/a/b?%26%238224%3B");
     let r = linksieve(
         &[
             "to-uri",
@@ -112,6 +113,75 @@ fn modes_and_options() {
         "",
     );
     assert_eq!(r.stdout.trim_end(), "http://a/b/c/g");
+}
+
+#[test]
+fn web_resolution_against_an_opaque_path_base() {
+    // about:blank and data: URLs have an opaque path: only a fragment resolves against them.
+    let r = linksieve(
+        &["resolve", "--input", "web", "--base", "about:blank", "#x"],
+        "",
+    );
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "about:blank#x\n"),
+        "{}",
+        r.stderr
+    );
+    let r = linksieve(
+        &["resolve", "--input", "web", "--base", "data:text/plain,x"],
+        "#y\nz\n",
+    );
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stdout, "data:text/plain,x#y\n");
+    assert!(
+        r.stderr.starts_with("line 2: not a valid web address"),
+        "{}",
+        r.stderr
+    );
+    // the base itself must parse
+    let r = linksieve(&["resolve", "--input", "web", "--base", "/rel", "#x"], "");
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn web_mode_prints_the_whatwg_href() {
+    // A stray `%` stays as the URL Standard writes it (the IRI model's `%25` is for keys).
+    let r = linksieve(
+        &[
+            "resolve",
+            "--input",
+            "web",
+            "--base",
+            "http://h/a/b",
+            "../c%zz d",
+        ],
+        "",
+    );
+    assert_eq!(r.stdout, "http://h/c%zz%20d\n", "{}", r.stderr);
+    let r = linksieve(&["to-uri", "--input", "web", "HTTP://H/%%\\x"], "");
+    assert_eq!(r.stdout, "http://h/%%/x\n", "{}", r.stderr);
+    let r = linksieve(
+        &[
+            "parse",
+            "--input",
+            "web",
+            "--format",
+            "jsonl",
+            "http://u:p@0x7F.1:81/%zz?q#f",
+        ],
+        "",
+    );
+    let v: serde_json::Value = serde_json::from_str(r.stdout.trim_end()).expect("json");
+    assert_eq!(v["output"]["host"], "127.0.0.1");
+    assert_eq!(v["output"]["host_kind"], "ipv4");
+    assert_eq!(v["output"]["authority"], "u:p@127.0.0.1:81");
+    assert_eq!(v["output"]["path"], "/%zz");
+    let r = linksieve(&["parse", "--input", "web", "file:///C|/x"], "");
+    assert_eq!(
+        r.stdout,
+        "scheme=file\tauthority=\thost=\thost_kind=empty\tpath=/C:/x\n"
+    );
 }
 
 #[test]

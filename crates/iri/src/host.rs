@@ -35,8 +35,9 @@ pub struct IdnaError {
     pub host: String,
 }
 
-/// WHATWG forbidden domain code points (ASCII part): C0 controls, space, `#%/:<>?@[\]^|`, DEL.
-fn forbidden_domain_byte(b: u8) -> bool {
+/// WHATWG forbidden domain code points (URL Standard 3.2; all are ASCII): C0 controls, space,
+/// `#%/:<>?@[\]^|`, DEL.
+pub(crate) const fn forbidden_domain_byte(b: u8) -> bool {
     b <= 0x20
         || b == 0x7F
         || matches!(

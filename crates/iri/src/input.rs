@@ -1,13 +1,12 @@
 //! Input modes before parsing (3987bis 6): strict IRIs, LEIRIs (6.1) and Web Addresses (6.2).
 //!
-//! Web mode follows the WHATWG URL Standard, which is what 6.2 describes and what browsers do.
-//! It is built on the `url` crate, the WHATWG implementation the Rust ecosystem maintains (see
-//! the README for the measurement behind that choice); its result is then mapped into the IRI
-//! model by percent-encoding what WHATWG leaves raw but RFC 3986 forbids (6.2 steps 3 and 4).
+//! Web mode follows the WHATWG URL Standard, which is what 6.2 describes and what browsers do,
+//! with linksieve's own parser ([`crate::whatwg`]); its result is then mapped into the IRI model
+//! by percent-encoding what WHATWG leaves raw but RFC 3986 forbids (6.2 steps 3 and 4).
 
 use crate::chars;
 use crate::parse::{Grammar, IriRef, ParseError};
-use encoding_rs::Encoding;
+use crate::whatwg::{WebError, WebUrl, parse_web};
 use std::borrow::Cow;
 
 /// How input text is read before it is parsed.
@@ -42,11 +41,11 @@ pub enum InputError {
     Parse(#[from] ParseError),
     /// The WHATWG URL parser returned failure.
     #[error("not a valid web address: {0}")]
-    Web(#[from] url::ParseError),
+    Web(#[from] WebError),
 }
 
 /// Parses `input` in `mode` into an owned IRI reference. Web mode needs an absolute URL (use
-/// [`parse_web`] with a base for relative ones).
+/// [`crate::parse_web`] with a base for relative ones).
 ///
 /// ```
 /// use linksieve_iri::{parse_input, InputMode};
@@ -135,36 +134,6 @@ pub fn leiri_to_iri(input: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Parses a Web Address with the WHATWG URL parser (3987bis 6.2), against an optional base URL,
-/// with an optional document encoding for the query (WHATWG's encoding override; 3987bis 3.5).
-///
-/// ```
-/// let base = linksieve_iri::parse_web("http://example.com/a/b", None, None).unwrap();
-/// let u = linksieve_iri::parse_web("../c d", Some(&base), None).unwrap();
-/// assert_eq!(u.as_str(), "http://example.com/c%20d");
-/// ```
-pub fn parse_web(
-    input: &str,
-    base: Option<&url::Url>,
-    encoding: Option<&'static Encoding>,
-) -> Result<url::Url, url::ParseError> {
-    let enc = encoding
-        .map(Encoding::output_encoding)
-        .filter(|e| *e != encoding_rs::UTF_8);
-    let opts = url::Url::options().base_url(base);
-    match enc {
-        Some(e) => {
-            // The explicit signature makes the closure generic over the lifetime of `s`.
-            fn sig<F: Fn(&str) -> Cow<'_, [u8]>>(f: F) -> F {
-                f
-            }
-            let encode = sig(move |s| e.encode(s).0);
-            opts.encoding_override(Some(&encode)).parse(input)
-        }
-        None => opts.parse(input),
-    }
-}
-
 /// Maps a WHATWG URL record into the IRI model: its serialization with the characters that
 /// WHATWG leaves raw but RFC 3986 does not allow percent-encoded (3987bis 6.2 step 3), and each
 /// `%` not followed by two hex digits written `%25` (step 4). The result is an ASCII URI.
@@ -174,30 +143,20 @@ pub fn parse_web(
 /// assert_eq!(u.as_str(), "http://h/a|b%zz#x#y");
 /// assert_eq!(linksieve_iri::web_to_iri(&u).unwrap().as_str(), "http://h/a%7Cb%25zz#x%23y");
 /// ```
-pub fn web_to_iri(url: &url::Url) -> Result<IriRef<String>, ParseError> {
+pub fn web_to_iri(url: &WebUrl) -> Result<IriRef<String>, ParseError> {
     let href = url.as_str();
     let b = href.as_bytes();
     // The host (IP literals with their brackets) is already valid; only the rest may need work.
-    let (host_start, host_end) = match url.host_str() {
-        Some(h) if !h.is_empty() => {
-            let mut start = href.find("//").map_or(0, |i| i + 2);
-            if !url.username().is_empty() || url.password().is_some() {
-                start += href[start..].find('@').map_or(0, |i| i + 1);
-            }
-            (start, start + h.len())
-        }
-        _ => (0, 0),
-    };
-    let frag_start = url.fragment().map(|f| href.len() - f.len());
+    let host = url.host_range().unwrap_or(0..0);
+    let frag_start = url.fragment_start();
     let mut out = String::with_capacity(href.len() + 8);
     for (i, &c) in b.iter().enumerate() {
-        let in_host = i >= host_start && i < host_end;
         let keep = if c == b'%' {
             chars::pct_at(b, i).is_some()
         } else if c == b'[' || c == b']' {
-            in_host
+            host.contains(&i)
         } else if c == b'#' {
-            frag_start.is_some_and(|f| i + 1 == f)
+            frag_start == Some(i)
         } else {
             chars::is_uri_char(c)
         };

@@ -3,7 +3,8 @@
 //! One parse, shared by every later step: [`IriRef`] holds the text of an IRI reference and the
 //! offsets of its components (3987bis 2.2). On top of it:
 //!
-//! - input modes ([`InputMode`]): strict, LEIRI (3987bis 6.1) and Web Address (6.2, WHATWG);
+//! - input modes ([`InputMode`]): strict, LEIRI (3987bis 6.1) and Web Address (6.2: the WHATWG
+//!   URL Standard, with linksieve's own parser, [`parse_web`] and [`WebUrl`]);
 //! - reference resolution ([`IriRef::resolve`], RFC 3986 5.2, 3987bis 5.5);
 //! - IRI -> URI ([`IriRef::to_uri`], 3987bis 3.3-3.6) and URI -> IRI ([`IriRef::to_iri`], 3.7);
 //! - checks ([`check`]: 3987bis 4.1, 4.2, 5.1, 6.3);
@@ -31,6 +32,7 @@ mod ops;
 mod parse;
 mod resolve;
 mod scheme_table;
+mod whatwg;
 
 pub use chars::{
     is_bidi_formatting, is_iprivate, is_not_appropriate, is_not_appropriate_in, is_ucschar,
@@ -38,7 +40,7 @@ pub use chars::{
 pub use check::{Diagnostic, DiagnosticCode, Severity, check};
 pub use convert::{HostMapping, ToUriError, ToUriOptions};
 pub use host::{IdnaError, IdnaProfile, domain_to_ascii};
-pub use input::{InputError, InputMode, leiri_to_iri, parse_input, parse_web, web_to_iri};
+pub use input::{InputError, InputMode, leiri_to_iri, parse_input, web_to_iri};
 pub use ladder::{
     Climb, Comparison, KeyForm, NormalizeError, NormalizeOptions, RedirectStats, Redirects, Rules,
     RulesError, Rung, RungReport, UnknownName, climb, climb_str, compare, compare_str, fixed_point,
@@ -51,3 +53,4 @@ pub use parse::{
 };
 pub use resolve::{ResolveError, Strictness, remove_dot_segments};
 pub use scheme_table::{SchemeInfo, scheme_info, scheme_table};
+pub use whatwg::{WebError, WebHost, WebUrl, parse_web};

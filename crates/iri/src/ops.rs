@@ -4,9 +4,10 @@
 
 use crate::check::{Diagnostic, Severity, check};
 use crate::convert::{ToUriError, ToUriOptions};
-use crate::input::{InputError, InputMode, parse_input, parse_web, web_to_iri};
+use crate::input::{InputError, InputMode, parse_input, web_to_iri};
 use crate::parse::{IriRef, ParseError};
 use crate::resolve::{ResolveError, Strictness};
+use crate::whatwg::parse_web;
 
 /// Any failure of a line operation.
 ///

@@ -4,8 +4,8 @@
 //! list stays exact.
 
 use linksieve_iri::{
-    HostMapping, IdnaProfile, IriRef, Strictness, ToUriOptions, domain_to_ascii, parse_web,
-    web_to_iri,
+    HostMapping, IdnaProfile, IriRef, Strictness, ToUriOptions, WebHost, domain_to_ascii,
+    parse_web, web_to_iri,
 };
 use serde_json::Value;
 
@@ -150,7 +150,7 @@ fn run(c: &Case) -> Result<String, String> {
             // A bare domain: WHATWG host parsing, as "domain to ASCII" / IPv4 parsing run in it.
             let url = parse_web(&format!("http://{}/", c.input), None, None).map_err(|x| e(&x))?;
             let host = url.host_str().unwrap_or_default().to_owned();
-            if !matches!(url.host(), Some(url::Host::Ipv4(_))) {
+            if !matches!(url.host(), Some(WebHost::Ipv4(_))) {
                 return Err("not an IPv4 address".into());
             }
             Ok(host)

@@ -159,6 +159,50 @@ proptest! {
             remove_dot_segments(&mut out, x);
         }
     }
+
+    /// WHATWG parsing never panics, and a URL's href parses back to the same URL (the URL
+    /// Standard's serializer is meant to be idempotent: the `/.` before a path that would read
+    /// as an authority and the `%20` before `?`/`#` in opaque paths exist for that). Each href
+    /// maps into the IRI model.
+    #[test]
+    fn web_hrefs_parse_back_to_themselves(
+        s in web_input(),
+        r in web_input(),
+    ) {
+        for (input, base) in [(&s, None), (&r, Some(&s))] {
+            let base = base.and_then(|b| linksieve_iri::WebUrl::parse(b).ok());
+            if let Ok(u) = linksieve_iri::parse_web(input, base.as_ref(), None) {
+                let again = linksieve_iri::WebUrl::parse(u.as_str());
+                prop_assert_eq!(again.as_ref(), Ok(&u), "{:?}", input);
+                prop_assert!(linksieve_iri::web_to_iri(&u).is_ok(), "{}", u);
+                prop_assert!(u.as_str().is_ascii());
+            }
+        }
+    }
+}
+
+/// Input for the WHATWG parser: a scheme (special, not, or none) and text made mostly of the
+/// characters its states switch on.
+fn web_input() -> impl Strategy<Value = String> {
+    let scheme = prop_oneof![
+        Just(""),
+        Just("http:"),
+        Just("file:"),
+        Just("sc:"),
+        Just("ws:"),
+    ];
+    let atoms = prop_oneof![
+        3 => "[a-zA-Z0-9]",
+        3 => "[/\\\\.:@?#\\[\\]%| ^]",
+        1 => Just("..".to_owned()),
+        1 => Just("%2e".to_owned()),
+        1 => Just("C|".to_owned()),
+        1 => Just("0x".to_owned()),
+        1 => Just("xn--".to_owned()),
+        1 => "[\t\u{0}\u{1F}é\u{AD}\u{FFFD}]",
+    ];
+    (scheme, proptest::collection::vec(atoms, 0..16))
+        .prop_map(|(scheme, v)| format!("{scheme}{}", v.concat()))
 }
 
 use common::time;
@@ -192,6 +236,51 @@ fn pathological_inputs_scale_linearly() {
             std::hint::black_box(base.resolve(&r).unwrap());
             std::hint::black_box(r.to_iri());
             std::hint::black_box(r.to_uri(&ToUriOptions::default()).unwrap());
+        };
+        let ts = time(|| work(&small));
+        let tl = time(|| work(&large));
+        assert!(
+            tl < 10.0 * ts.max(1e-4),
+            "{name}: {ts:.4}s for 1x, {tl:.4}s for 4x"
+        );
+    }
+}
+
+/// The WHATWG parser is linear too (dot segments pop by truncation, userinfo splits at the last
+/// `@` once, the query is encoded in one pass).
+#[test]
+fn web_pathological_inputs_scale_linearly() {
+    type Make = Box<dyn Fn(usize) -> String>;
+    let cases: Vec<(&str, Make)> = vec![
+        (
+            "../ path",
+            Box::new(|n| format!("http://h/{}", "../".repeat(n))),
+        ),
+        (
+            "dot segments",
+            Box::new(|n| format!("sc:/{}{}", "a/".repeat(n), "%2e%2E/".repeat(n))),
+        ),
+        (
+            "@ run",
+            Box::new(|n| format!("http://{}h/", "a@".repeat(n))),
+        ),
+        (
+            "slashes",
+            Box::new(|n| format!("file:{}x", "/\\".repeat(n))),
+        ),
+        (
+            "encoded query",
+            Box::new(|n| format!("http://h/?{}", "é ‽".repeat(n))),
+        ),
+    ];
+    let base = linksieve_iri::WebUrl::parse("http://a/b/c").unwrap();
+    for (name, make) in cases {
+        let small = make(50_000);
+        let large = make(200_000);
+        let work = |s: &str| {
+            for enc in [None, Some(encoding_rs::SHIFT_JIS)] {
+                std::hint::black_box(linksieve_iri::parse_web(s, Some(&base), enc).unwrap());
+            }
         };
         let ts = time(|| work(&small));
         let tl = time(|| work(&large));
