@@ -2,8 +2,9 @@
 benchmark: Python's `html.parser` finds the URL-valued attributes, the `ada-url` package (a
 WHATWG URL parser) resolves them, `warcio` reads the WARC files.
 
-What counts as an outlink follows issue #20 (the table in docs/guide.md, "HTML outlinks"): the
-attributes below, `srcset` candidates, the URL of `<meta http-equiv=refresh>`, each resolved
+What counts as an outlink follows issue #20 and the table in docs/guide.md ("HTML outlinks"),
+written out again here: the attributes below, `srcset` candidates, `ping` URLs, the URL of
+`<meta http-equiv=refresh>`, each resolved
 against the document base (the first `<base href>`, itself resolved against the record's
 WARC-Target-URI). Values are stripped of ASCII whitespace (HTML "strip leading and trailing
 ASCII whitespace"); the URL parser does the rest.
@@ -17,12 +18,15 @@ import ada_url
 # (tag, attribute) pairs whose value is one URL; `srcset` and meta refresh are handled apart.
 URL_ATTRS = {
     ("a", "href"), ("area", "href"), ("link", "href"),
-    ("img", "src"), ("script", "src"), ("iframe", "src"), ("embed", "src"),
-    ("source", "src"), ("track", "src"), ("audio", "src"), ("video", "src"),
+    ("img", "src"), ("input", "src"), ("script", "src"), ("iframe", "src"), ("frame", "src"),
+    ("embed", "src"), ("source", "src"), ("track", "src"), ("audio", "src"), ("video", "src"),
+    ("input", "formaction"), ("button", "formaction"),
     ("form", "action"), ("object", "data"), ("video", "poster"),
     ("blockquote", "cite"), ("q", "cite"), ("del", "cite"), ("ins", "cite"),
 }
-SRCSET_TAGS = {"img", "source"}
+# (tag, attribute) pairs holding a srcset, and those holding URLs separated by whitespace.
+SRCSET_ATTRS = {("img", "srcset"), ("source", "srcset"), ("link", "imagesrcset")}
+PING_ATTRS = {("a", "ping"), ("area", "ping")}
 # Schemes that name no resource to fetch: found and counted, not keyed (issue #20).
 NOT_KEYED = ("javascript:", "data:", "about:", "blob:", "vbscript:")
 ASCII_WS = " \t\n\f\r"
@@ -105,8 +109,10 @@ class Links(html.parser.HTMLParser):
                 continue
             if (tag, attr) in URL_ATTRS:
                 self.found.append((tag, attr, v.strip(ASCII_WS)))
-            elif attr == "srcset" and tag in SRCSET_TAGS:
+            elif (tag, attr) in SRCSET_ATTRS:
                 self.found.extend((tag, attr, u) for u in srcset_urls(v))
+            elif (tag, attr) in PING_ATTRS:
+                self.found.extend((tag, attr, u) for u in v.split())
         if (tag == "meta" and (first.get("http-equiv") or "").lower() == "refresh"
                 and first.get("content") is not None):
             u = refresh_url(first["content"])
