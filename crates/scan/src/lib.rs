@@ -54,6 +54,7 @@ mod engine;
 mod find;
 mod hit;
 mod host;
+pub mod html;
 mod options;
 mod scanner;
 mod schemes;
@@ -63,6 +64,9 @@ mod trigger;
 pub use delimit::link_end;
 pub use encoding_rs::Encoding;
 pub use hit::{Hit, HitRef, LinkKind, Trimmed, TrimmedRef, Wrapper};
+pub use html::{
+    AttrKind, DeclaredCharset, DocumentBase, HtmlScanner, HtmlStats, HtmlSummary, Outlink, outlinks,
+};
 pub use options::{
     AUTO_WINDOW, DEFAULT_MAX_LINK_LEN, EncodingChoice, ScanError, ScanOptions, detect_encoding,
     encoding_for_label,
