@@ -458,3 +458,110 @@ fn every_cut_skips_the_same_long_tags() {
         );
     }
 }
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces that move the tokenizer between its states.
+    const PIECES: &[&str] = &[
+        "<",
+        ">",
+        "/",
+        "!",
+        "-",
+        "=",
+        "\"",
+        "'",
+        " ",
+        "\n",
+        "\r",
+        "\0",
+        "&",
+        ";",
+        "#",
+        "x",
+        "a",
+        "é",
+        "中",
+        "]",
+        ",",
+        "<a href=",
+        "<img srcset=\"",
+        " 2x,",
+        "</a>",
+        "<script>",
+        "</script>",
+        "<script",
+        "<!--",
+        "-->",
+        "--!>",
+        "<style>",
+        "</style>",
+        "<title>",
+        "</title>",
+        "<textarea>",
+        "<svg>",
+        "</svg>",
+        "<math>",
+        "<mi>",
+        "<foreignObject>",
+        "<![CDATA[",
+        "]]>",
+        "<base href=",
+        "<meta http-equiv=refresh content='0;url=",
+        "<meta charset=",
+        "&amp;",
+        "&#x2F;",
+        "&copy",
+        "<p>",
+        "<plaintext>",
+        "<!DOCTYPE ",
+        "<?",
+        "</",
+        "HREF",
+        " ping=",
+        " rel=",
+        "<iframe>",
+        "</iframe>",
+        "<xmp>",
+    ];
+
+    fn doc() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(PIECES), 0..80).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(10000))]
+
+        /// Any cut gives the outlinks of the whole; spans lie in the input, on character
+        /// boundaries, in order; a value without references is its span's text, stripped.
+        #[test]
+        fn cuts_and_spans(d in doc(), cuts in prop::collection::vec(0usize..400, 0..6), max in prop::sample::select(vec![8usize, 32, 1 << 20])) {
+            let (want, want_summary) = fed(&[&d], max);
+            let mut at: Vec<usize> = cuts.into_iter().map(|c| c.min(d.len())).filter(|&c| d.is_char_boundary(c)).collect();
+            at.sort_unstable();
+            let mut pieces = Vec::new();
+            let mut from = 0;
+            for c in at {
+                pieces.push(&d[from..c]);
+                from = c;
+            }
+            pieces.push(&d[from..]);
+            let (got, got_summary) = fed(&pieces, max);
+            prop_assert_eq!(&got, &want);
+            prop_assert_eq!(&got_summary, &want_summary);
+            let mut last = 0;
+            for o in &want {
+                prop_assert!(o.start <= o.end && o.end <= d.len());
+                prop_assert!(d.is_char_boundary(o.start) && d.is_char_boundary(o.end));
+                prop_assert!(o.start >= last);
+                last = o.start;
+                let raw = &d[o.start..o.end];
+                if !raw.contains(['&', '\r', '\0']) && o.kind != AttrKind::Refresh {
+                    prop_assert_eq!(raw, o.value.as_ref());
+                }
+            }
+        }
+    }
+}

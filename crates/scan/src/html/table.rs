@@ -50,7 +50,7 @@ const fn row(tag: &'static str, attr: &'static str, kind: AttrKind) -> UrlAttr {
 
 use AttrKind::{Ping, Refresh, Srcset, Url};
 
-/// The URL-valued attributes read, in the order of [`Tag`]'s rows. `<base href>` counts only on
+/// The URL-valued attributes read, grouped by element. `<base href>` counts only on
 /// the first `base` element that has an `href`; `<meta content>` only with
 /// `http-equiv=refresh`. `<image>` is read as `img`, as HTML's tree builder renames it.
 ///
