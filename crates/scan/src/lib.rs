@@ -45,6 +45,9 @@
 //! finder: `scheme.rs`, `schemeless.rs`, `extent.rs`), `boundary.rs`, `host.rs`, `schemes.rs`,
 //! `delimit.rs` ([`link_end`]) and [`chunk`] (where a stream may be cut into chunks that are
 //! scanned apart).
+//!
+//! [`html`] reads HTML as HTML: the URL-valued attributes of its elements ([`outlinks`],
+//! [`HtmlScanner`]), by a streaming tokenizer of its own.
 
 mod boundary;
 pub mod chunk;
