@@ -384,6 +384,17 @@ fn long_tags_are_skipped_and_counted() {
     s.feed(&doc, |o| v.push(o.value.into_owned()));
     assert_eq!(v, ["/1", "/2"]);
     assert_eq!(s.stats().skipped_tags, 1);
+    // one that never ends keeps no more than the limit, and its outlinks are skipped too
+    let doc = format!("<a{}><a href=/2>", " href=x".repeat(10_000));
+    let mut s = HtmlScanner::with_max_tag_len(64);
+    let mut v = Vec::new();
+    for piece in doc.as_bytes().chunks(100) {
+        s.feed(std::str::from_utf8(piece).unwrap(), |o| {
+            v.push(o.value.into_owned())
+        });
+    }
+    assert_eq!(v, ["/2"]);
+    assert_eq!(s.stats().skipped_tags, 1);
     // a long tag that holds no link is no loss
     let doc = format!("<div data-x='{}'><a href=/1>", "x".repeat(100));
     let mut s = HtmlScanner::with_max_tag_len(64);

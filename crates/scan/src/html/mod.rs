@@ -56,6 +56,13 @@ use tokenizer::Tokenizer;
 
 /// The longest tag whose outlinks are reported by default, in bytes from `<` to `>` (a tag of
 /// a link of [`crate::DEFAULT_MAX_LINK_LEN`] and more).
+///
+/// ```
+/// use linksieve_scan::html::{outlinks, DEFAULT_MAX_TAG_LEN};
+/// let tag = format!("<img src='{}'>", "x".repeat(DEFAULT_MAX_TAG_LEN));
+/// let s = outlinks(&tag, |_| unreachable!());
+/// assert_eq!(s.stats.skipped_tags, 1);
+/// ```
 pub const DEFAULT_MAX_TAG_LEN: usize = 256 * 1024;
 
 /// One URL found in an attribute.

@@ -250,12 +250,21 @@ impl Tokenizer {
     }
 
     fn attr_name_end(&mut self, at: usize) {
-        if self.keep {
-            self.attrs.push(AttrSpan {
-                name: (self.attr_start, at),
-                value: None,
-            });
+        if !self.keep || self.too_long {
+            return;
         }
+        if at - self.tag_start > self.max_tag {
+            // it will be skipped: keep no more of it (a tag without end holds no more memory
+            // than the limit)
+            self.too_long = true;
+            self.attrs.clear();
+            self.attrs.shrink_to(16);
+            return;
+        }
+        self.attrs.push(AttrSpan {
+            name: (self.attr_start, at),
+            value: None,
+        });
     }
 
     fn set_value(&mut self, end: usize) {
