@@ -45,6 +45,9 @@
 //! finder: `scheme.rs`, `schemeless.rs`, `extent.rs`), `boundary.rs`, `host.rs`, `schemes.rs`,
 //! `delimit.rs` ([`link_end`]) and [`chunk`] (where a stream may be cut into chunks that are
 //! scanned apart).
+//!
+//! [`html`] reads HTML as HTML: the URL-valued attributes of its elements ([`outlinks`],
+//! [`HtmlScanner`]), by a streaming tokenizer of its own.
 
 mod boundary;
 pub mod chunk;
@@ -54,6 +57,7 @@ mod engine;
 mod find;
 mod hit;
 mod host;
+pub mod html;
 mod options;
 mod scanner;
 mod schemes;
@@ -63,6 +67,9 @@ mod trigger;
 pub use delimit::link_end;
 pub use encoding_rs::Encoding;
 pub use hit::{Hit, HitRef, LinkKind, Trimmed, TrimmedRef, Wrapper};
+pub use html::{
+    AttrKind, DeclaredCharset, DocumentBase, HtmlScanner, HtmlStats, HtmlSummary, Outlink, outlinks,
+};
 pub use options::{
     AUTO_WINDOW, DEFAULT_MAX_LINK_LEN, EncodingChoice, ScanError, ScanOptions, detect_encoding,
     encoding_for_label,
