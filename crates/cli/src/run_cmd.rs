@@ -66,9 +66,19 @@ pub struct RunArgs {
     /// Longest link in bytes (256 to 16M); longer candidates are counted and skipped.
     #[arg(long, default_value = "64K", value_parser = parse_link_len, value_name = "BYTES")]
     max_link_len: usize,
-    /// Undo HTML character references (`&amp;`, `&#xE9;`, `&eacute;`) in found links.
+    /// Read files as HTML: the URLs of their attributes (`a href`, `img src`, `srcset`, ...)
+    /// resolved against the document base, and the links of their text with character
+    /// references undone. WARC responses with an HTML media type are read so without it.
     #[arg(long)]
     html: bool,
+    /// The address of files read as HTML (and of WARC records without a target URI): their
+    /// relative links resolve against it (a `<base href>` still wins).
+    #[arg(long, value_name = "URL")]
+    base: Option<String>,
+    /// Key `javascript:`, `data:`, `about:`, `blob:` and `vbscript:` URLs of HTML attributes
+    /// too (counted, not keyed, by default).
+    #[arg(long)]
+    all_schemes: bool,
     /// Worker threads, 1 to 256 (default 0: one per core).
     #[arg(long, short = 'j', default_value_t = 0, value_parser = parse_threads)]
     threads: usize,
@@ -428,6 +438,13 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         input: mode,
         normalize,
         html: a.html,
+        base: a
+            .base
+            .as_deref()
+            .map(linksieve_iri::WebUrl::parse)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("--base: not a valid web address: {e}"))?,
+        all_schemes: a.all_schemes,
         format: match a.format {
             RunFormat::Keys => OutputFormat::Keys,
             RunFormat::Tsv => OutputFormat::Tsv,

@@ -12,6 +12,7 @@ mod html;
 mod keyer;
 mod line_dedup;
 mod ordered;
+mod outlinks;
 pub mod output;
 mod printer;
 pub mod seen;
@@ -23,11 +24,16 @@ pub use engine::{Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
 pub use keyer::{Keyer, implied_scheme, keyable};
 pub use line_dedup::{DedupStats, dedup_lines};
+pub use outlinks::{
+    Document, DocumentLink, DocumentOptions, NOT_KEYED_SCHEMES, OutlinkStats, Unresolved,
+    read_document,
+};
 pub use printer::{OutputFormat, tsv, write_row};
 pub use source::{
     Compression, InputProblem, InputSpec, decompress, expand_inputs, open_file, open_input,
 };
 pub use stats::{InputFailure, Report, RunStats, peak_rss_bytes};
 pub use warc::{
-    HttpHead, WarcError, WarcHeader, WarcRecords, charset_of, read_http_head, read_warc_header,
+    HttpHead, WarcError, WarcHeader, WarcRecords, charset_of, html_media, read_http_head,
+    read_warc_header,
 };

@@ -105,7 +105,7 @@ pub struct DocumentLink {
 /// let s = d.stats;
 /// assert_eq!((s.found, s.resolved, s.not_keyed, s.no_base, s.invalid), (3, 0, 1, 1, 1));
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct OutlinkStats {
     /// Documents read.
     pub documents: u64,
@@ -121,6 +121,17 @@ pub struct OutlinkStats {
     pub not_keyed: u64,
     /// Tags longer than the tokenizer's limit: their attributes were not read.
     pub skipped_tags: u64,
+}
+
+impl OutlinkStats {
+    /// True when no document was read.
+    ///
+    /// ```
+    /// assert!(linksieve_pipeline::OutlinkStats::default().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        *self == OutlinkStats::default()
+    }
 }
 
 impl std::ops::AddAssign for OutlinkStats {
@@ -190,7 +201,10 @@ fn encoding_of(bytes: &[u8], opts: &DocumentOptions) -> (&'static Encoding, usiz
 
 /// True when `url` is in a scheme of [`NOT_KEYED_SCHEMES`].
 fn not_keyed(value: &str) -> Option<&'static str> {
-    let scheme = value.trim_start_matches(|c: char| c <= ' ').split(':').next()?;
+    let scheme = value
+        .trim_start_matches(|c: char| c <= ' ')
+        .split(':')
+        .next()?;
     NOT_KEYED_SCHEMES
         .iter()
         .find(|s| value.len() > s.len() && s.eq_ignore_ascii_case(scheme))

@@ -116,6 +116,20 @@ pub(crate) struct KeyRow<'a> {
     pub(crate) provenance: Option<&'a str>,
     /// The lowest rung at which the original already has this key.
     pub(crate) rung: &'static str,
+    /// Where a link of a document read as HTML was found (`None` for other inputs).
+    pub(crate) from: Option<LinkFrom<'a>>,
+}
+
+/// Where a link of a document read as HTML was found.
+pub(crate) enum LinkFrom<'a> {
+    /// In the document's text.
+    Text,
+    /// In an attribute.
+    Attribute {
+        tag: &'static str,
+        attr: &'static str,
+        rel: Option<&'a str>,
+    },
 }
 
 /// A link without a key, as the sink hands it to the [`Printer`].
@@ -164,7 +178,7 @@ impl<'a> Printer<'a> {
                 write_row(w, Some(Fingerprint(r.fp)), r.key, r.original, &provenance)
             }
             OutputFormat::Jsonl => {
-                let v = serde_json::json!({
+                let mut v = serde_json::json!({
                     "key": r.key,
                     "original": r.original,
                     "file": r.input,
@@ -173,6 +187,18 @@ impl<'a> Printer<'a> {
                     "provenance": r.provenance,
                     "rung": r.rung,
                 });
+                match &r.from {
+                    None => {}
+                    Some(LinkFrom::Text) => v["from"] = "text".into(),
+                    Some(LinkFrom::Attribute { tag, attr, rel }) => {
+                        v["from"] = "attribute".into();
+                        v["tag"] = (*tag).into();
+                        v["attr"] = (*attr).into();
+                        if let Some(rel) = rel {
+                            v["rel"] = (*rel).into();
+                        }
+                    }
+                }
                 writeln!(w, "{v}")
             }
         }

@@ -1,5 +1,6 @@
 //! The run summary: every byte, link and key accounted for, so nothing is lost silently.
 
+use crate::OutlinkStats;
 use linksieve_iri::Rung;
 use std::collections::BTreeMap;
 
@@ -76,6 +77,12 @@ pub struct RunStats {
     pub payload_codings: BTreeMap<String, u64>,
     /// The encodings inputs were decoded with, by number of streams.
     pub encodings: BTreeMap<&'static str, u64>,
+    /// Documents read as HTML and the outlinks of their attributes (absent when none was).
+    #[serde(skip_serializing_if = "OutlinkStats::is_empty")]
+    pub outlinks: OutlinkStats,
+    /// HTML documents over the size read whole (64 MiB), read as text: their attributes unread.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub html_too_large: u64,
     /// Memory held by the seen-set at the end, in bytes.
     pub seen_set_bytes: u64,
     /// The process's peak resident set when the run ended, in bytes ([`peak_rss_bytes`]; `None`
@@ -172,6 +179,26 @@ impl RunStats {
             self.malformed_sequences
         );
         let _ = writeln!(s, "  overlong candidates skipped: {}", self.too_long);
+        let o = &self.outlinks;
+        if o.documents > 0 || self.html_too_large > 0 {
+            let _ = writeln!(
+                s,
+                "  HTML documents: {} read as HTML, {} over 64 MiB read as text",
+                o.documents, self.html_too_large
+            );
+            let _ = writeln!(
+                s,
+                "  outlinks in attributes: {} found, {} resolved, {} invalid, {} not keyed (javascript:, data:, about:, blob:, vbscript:; --all-schemes keys them), {} tags too long to read",
+                o.found, o.resolved, o.invalid, o.not_keyed, o.skipped_tags
+            );
+            if o.no_base > 0 {
+                let _ = writeln!(
+                    s,
+                    "  relative outlinks not resolved: {} (their documents have no address: give it with --base URL)",
+                    o.no_base
+                );
+            }
+        }
         let _ = writeln!(s, "  links found: {}", self.links_found);
         let _ = writeln!(s, "  links rejected: {}", self.rejected_total());
         for (why, n) in &self.rejected {
@@ -222,6 +249,11 @@ impl RunStats {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
     }
+}
+
+/// For `skip_serializing_if`.
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The peak resident set of this process so far, in bytes: the kernel's high-water mark
@@ -277,10 +309,14 @@ impl std::ops::AddAssign for RunStats {
             seen_set_warning,
             payload_codings,
             encodings,
+            outlinks,
+            html_too_large,
             seen_set_bytes,
             peak_rss_bytes,
             interrupted,
         } = o;
+        self.outlinks += outlinks;
+        self.html_too_large += html_too_large;
         fn add_map<K: Ord>(a: &mut BTreeMap<K, u64>, b: BTreeMap<K, u64>) {
             for (k, v) in b {
                 *a.entry(k).or_default() += v;

@@ -486,12 +486,25 @@ pub(crate) enum Payload<'a> {
         head_len: u64,
         /// The charset its Content-Type declares.
         charset: Option<&'static Encoding>,
+        /// Its media type is HTML (`text/html`, `application/xhtml+xml`).
+        html: bool,
         /// The codings undone, for the stats (`chunked`, `gzip`, ...).
         codings: Vec<&'static str>,
         /// Codings a record declared but its body did not have (stored decoded).
         undeclared: Vec<&'static str>,
         reader: Box<dyn BufRead + 'a>,
     },
+}
+
+/// True for the media types of HTML documents (`text/html`, `application/xhtml+xml`).
+///
+/// ```
+/// assert!(linksieve_pipeline::html_media("Text/HTML; charset=utf-8"));
+/// assert!(!linksieve_pipeline::html_media("text/plain"));
+/// ```
+pub fn html_media(content_type: &str) -> bool {
+    let mime = content_type.split(';').next().unwrap_or("").trim();
+    mime.eq_ignore_ascii_case("text/html") || mime.eq_ignore_ascii_case("application/xhtml+xml")
 }
 
 /// Media types that hold no text worth scanning. `+xml` and `+json` types (SVG, Atom) do.
@@ -636,6 +649,7 @@ pub(crate) fn payload<'a>(
     Ok(Payload::Scan {
         head_len: head.len,
         charset: head.charset(),
+        html: head.content_type.as_deref().is_some_and(html_media),
         codings,
         undeclared,
         reader: body,
@@ -654,6 +668,7 @@ fn scan_whole<'a>(h: &WarcHeader, block: &'a mut Block<'_>) -> Payload<'a> {
     Payload::Scan {
         head_len: 0,
         charset: h.content_type.as_deref().and_then(charset_of),
+        html: h.content_type.as_deref().is_some_and(html_media),
         codings: Vec::new(),
         undeclared: Vec::new(),
         reader: Box::new(block),
@@ -670,13 +685,14 @@ pub(crate) trait Records {
     /// A coding undone, or declared and not found.
     fn coding(&mut self, what: String);
     /// Scans one payload, whose decoded bytes `reader` yields, from input offset `at`, in
-    /// `charset` where the headers declare one. An error is a failure to decode it: what was
-    /// read before it is scanned.
+    /// `charset` where the headers declare one; `html`: its media type is HTML. An error is a
+    /// failure to decode it: what was read before it is scanned.
     fn scan(
         &mut self,
         h: &WarcHeader,
         at: u64,
         charset: Option<&'static Encoding>,
+        html: bool,
         reader: &mut dyn BufRead,
     ) -> io::Result<()>;
     /// A record whose payload failed to decode (the walk goes on with the next record).
@@ -708,6 +724,7 @@ pub(crate) fn walk(
             Ok(Payload::Scan {
                 head_len,
                 charset,
+                html,
                 codings,
                 undeclared,
                 mut reader,
@@ -719,7 +736,7 @@ pub(crate) fn walk(
                 for c in undeclared {
                     to.coding(format!("{c} declared, body not so (read as it is)"));
                 }
-                let scanned = to.scan(&h, offset + head_len, charset, &mut reader);
+                let scanned = to.scan(&h, offset + head_len, charset, html, &mut reader);
                 (None, scanned.err())
             }
             Err(e) => (None, Some(e)),

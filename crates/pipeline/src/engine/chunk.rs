@@ -49,6 +49,15 @@ pub(super) enum Job {
         hits: Vec<Hit>,
         offset: u64,
     },
+    /// A whole document read as HTML (`crate::read_document`): `bytes` start at input offset
+    /// `offset`; `transport`: the charset its HTTP head declares; `url`: its address.
+    Document {
+        meta: Arc<StreamMeta>,
+        bytes: Vec<u8>,
+        offset: u64,
+        transport: Option<&'static Encoding>,
+        url: Option<WebUrl>,
+    },
 }
 
 /// One link, normalized. Its texts are ranges of its chunk's [`ChunkOut::text`]: a chunk's keys
@@ -71,6 +80,19 @@ pub(super) struct Item {
     /// Later links of the same chunk with exactly this text: duplicates caught at the string
     /// rung, counted without being keyed again.
     pub(super) repeats: u32,
+    /// In a document read as HTML: the attribute it came from (an index into
+    /// [`ChunkOut::sources`]) or [`FROM_TEXT`].
+    pub(super) from: u32,
+}
+
+/// [`Item::from`] of a link found in the text.
+pub(super) const FROM_TEXT: u32 = u32::MAX;
+
+/// The attribute an outlink of a document came from.
+pub(super) struct LinkSource {
+    pub(super) tag: &'static str,
+    pub(super) attr: &'static str,
+    pub(super) rel: Option<String>,
 }
 
 /// A link without a key: counted by reason; listed in `--format jsonl`.
@@ -102,7 +124,18 @@ pub(super) struct ChunkOut {
     pub(super) body_lines: u64,
     /// The input could not be read to its end (a range read failed or came up short).
     pub(super) failed: Option<InputFailure>,
+    /// The chunk is a whole document read as HTML: its rows say where each link came from.
+    pub(super) document: bool,
+    /// The attributes of its outlinks ([`Item::from`]).
+    pub(super) sources: Vec<LinkSource>,
+    /// Its outlinks' counters.
+    pub(super) outlinks: crate::OutlinkStats,
+    /// The encoding it was decoded with (for the summary).
+    pub(super) encoding: Option<&'static str>,
 }
+
+/// The largest document read as HTML (whole, as one job); a larger one is read as text.
+pub(super) const MAX_DOCUMENT: usize = 64 << 20;
 
 /// What reaches the sink, numbered in input order: a worked chunk, or (last) the reader's end
 /// with its counters.

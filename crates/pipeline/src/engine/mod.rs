@@ -50,7 +50,8 @@ use crate::html::unescape_link;
 use crate::keyer::Keyer;
 use crate::keyer::keyable;
 use crate::ordered::Ordered;
-use crate::printer::{KeyRow, OutputFormat, Printer, RejectedRow};
+use crate::outlinks::{DocumentLink, DocumentOptions, Unresolved, read_document};
+use crate::printer::{KeyRow, LinkFrom, OutputFormat, Printer, RejectedRow};
 use crate::source::{Compression, InputSpec, decompress, open_file};
 use crate::stats::{InputFailure, RunStats};
 use crate::warc::{self, WarcError, WarcHeader, WarcRecords};
@@ -59,7 +60,7 @@ use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use cut::*;
 use encoding_rs::Encoding;
 use linksieve_dedup::Fingerprint;
-use linksieve_iri::{Climb, InputMode, NormalizeError, NormalizeOptions, Rung};
+use linksieve_iri::{Climb, InputMode, NormalizeError, NormalizeOptions, Rung, WebUrl, web_to_iri};
 use linksieve_scan::{EncodingChoice, Hit, HitRef, LinkKind, ScanOptions, Scanner};
 use ranges::*;
 pub(crate) use reader::fill;
@@ -93,8 +94,16 @@ pub struct RunOptions {
     pub input: InputMode,
     /// The rung, the key form and the protocol rules.
     pub normalize: NormalizeOptions,
-    /// Undo HTML character references in found links (`--html`).
+    /// Read files as HTML (`--html`): their URL-valued attributes resolved against the base
+    /// ([`crate::read_document`]), character references in links of the text undone. WARC
+    /// responses with an HTML media type are read so without it.
     pub html: bool,
+    /// The base URL of files read as HTML, and of WARC records without a target URI
+    /// (`--base`): their relative links resolve against it.
+    pub base: Option<WebUrl>,
+    /// Key `javascript:`, `data:` and the other [`crate::NOT_KEYED_SCHEMES`] URLs of HTML
+    /// attributes too (`--all-schemes`; counted, not keyed, by default).
+    pub all_schemes: bool,
     /// Output format.
     pub format: OutputFormat,
     /// Write `key<TAB>count` at the end instead of keys as they come (first-occurrence order).
@@ -149,6 +158,8 @@ impl Default for RunOptions {
             input: InputMode::Leiri,
             normalize: NormalizeOptions::default(),
             html: false,
+            base: None,
+            all_schemes: false,
             format: OutputFormat::Keys,
             counts: false,
             warc_records: WarcRecords::Content,

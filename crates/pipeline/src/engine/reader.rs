@@ -70,6 +70,8 @@ impl<'a, 's> Reader<'a, 's> {
         let reader: Box<dyn Read + Send> = match spec {
             InputSpec::Stdin => Box::new(io::stdin()),
             InputSpec::File(path) => match open_file(path) {
+                // a file read as HTML is one document, read whole
+                Ok(file) if self.opts.html => Box::new(file),
                 #[cfg(unix)]
                 Ok(file) => match self.ranges(file, &name) {
                     Ok(()) => return,
@@ -103,9 +105,13 @@ impl<'a, 's> Reader<'a, 's> {
                 input: name.clone(),
                 provenance: None,
             });
-            self.stream(&meta, &mut r, 0, self.opts.scan.encoding)
-                .map(|_| ())
-                .map_err(WarcError::Io)
+            let read = if self.opts.html {
+                self.document(&meta, &mut r, 0, None, self.opts.base.clone())
+            } else {
+                self.stream(&meta, &mut r, 0, self.opts.scan.encoding)
+                    .map(|_| ())
+            };
+            read.map_err(WarcError::Io)
         };
         self.stats.bytes_read += r.count;
         if let Err(e) = result {
@@ -192,6 +198,48 @@ impl<'a, 's> Reader<'a, 's> {
     pub(super) fn warc(&mut self, name: &str, r: &mut dyn BufRead) -> Result<(), WarcError> {
         let records = self.opts.warc_records;
         warc::walk(r, records, &mut WarcInput { reader: self, name })
+    }
+
+    /// Reads one document as HTML: whole, up to `MAX_DOCUMENT` bytes, as one job
+    /// (`Worker::document`: its `<base href>` applies to all of it). A larger one is read as
+    /// text (its attributes unread), and counted so.
+    pub(super) fn document(
+        &mut self,
+        meta: &Arc<StreamMeta>,
+        r: &mut dyn BufRead,
+        offset: u64,
+        transport: Option<&'static Encoding>,
+        url: Option<WebUrl>,
+    ) -> io::Result<()> {
+        let mut bytes = Vec::new();
+        let mut fused = Fused {
+            inner: r,
+            err: None,
+        };
+        // `Fused` keeps a read error for after what was read
+        let _ = (&mut fused)
+            .take(MAX_DOCUMENT as u64 + 1)
+            .read_to_end(&mut bytes);
+        if bytes.len() > MAX_DOCUMENT {
+            self.stats.html_too_large += 1;
+            let choice = transport
+                .map(EncodingChoice::Fixed)
+                .unwrap_or(self.opts.scan.encoding);
+            let mut rest = io::BufReader::new(io::Cursor::new(bytes).chain(&mut fused));
+            self.stream_fused(meta, &mut rest, offset, choice)?;
+        } else {
+            self.submit(Job::Document {
+                meta: meta.clone(),
+                bytes,
+                offset,
+                transport,
+                url,
+            });
+        }
+        match fused.err {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     /// Takes a token (waits while `in_flight` chunks are alive) and gives the job a sequence
@@ -414,12 +462,21 @@ impl warc::Records for WarcInput<'_, '_, '_> {
         h: &WarcHeader,
         at: u64,
         charset: Option<&'static Encoding>,
+        html: bool,
         reader: &mut dyn BufRead,
     ) -> io::Result<()> {
         let meta = Arc::new(StreamMeta {
             input: self.name.to_owned(),
             provenance: h.target_uri.clone(),
         });
+        if html {
+            // the record's target URI is the document's address (HTML's fallback base URL)
+            let url = match h.target_uri.as_deref().map(WebUrl::parse) {
+                Some(Ok(u)) => Some(u),
+                _ => self.reader.opts.base.clone(),
+            };
+            return self.reader.document(&meta, reader, at, charset, url);
+        }
         let choice = charset
             .map(EncodingChoice::Fixed)
             .unwrap_or(self.reader.opts.scan.encoding);

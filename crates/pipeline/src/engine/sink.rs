@@ -143,6 +143,10 @@ impl<'a> Sink<'a> {
         }
         self.stats.links_found += c.links;
         self.stats.malformed_sequences += c.malformed;
+        self.stats.outlinks += c.outlinks;
+        if let Some(e) = c.encoding {
+            *self.stats.encodings.entry(e).or_default() += 1;
+        }
         self.stats.too_long += c.too_long;
         let fps: Vec<Fingerprint> = c.items.iter().map(|i| Fingerprint(i.fp)).collect();
         // The chunk waits in `ordered` until its answers come: a spill set counts it.
@@ -293,6 +297,14 @@ impl<'a> Sink<'a> {
                 line: item.line,
                 provenance,
                 rung: item.reached.name(),
+                from: c.document.then(|| match c.sources.get(item.from as usize) {
+                    Some(s) => LinkFrom::Attribute {
+                        tag: s.tag,
+                        attr: s.attr,
+                        rel: s.rel.as_deref(),
+                    },
+                    None => LinkFrom::Text,
+                }),
             })
             .map_err(RunError::Output)
     }

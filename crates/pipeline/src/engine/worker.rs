@@ -51,6 +51,17 @@ pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> Chu
             w.scan(&bytes, body, offset, encoding, (mid_token, next_mid_token));
             let _ = recycle.send(bytes);
         }
+        Job::Document {
+            meta,
+            bytes,
+            offset,
+            transport,
+            url,
+        } => {
+            w.out.meta = Some(meta);
+            w.out.stream_start = true;
+            w.document(&bytes, offset, transport, url);
+        }
         #[cfg(unix)]
         Job::Range {
             meta,
@@ -194,7 +205,143 @@ impl Worker<'_> {
         }
     }
 
-    /// Keys one link found at input offset `offset`, line `line`.
+    /// Reads a whole document as HTML (`crate::read_document`): its outlinks, resolved, and
+    /// the links of its text, keyed in document order. Offsets are those of the decoded
+    /// (UTF-8) document from input offset `offset`. A link of the text inside the value of an
+    /// attribute that gave an outlink is that outlink, not a second link.
+    pub(super) fn document(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        transport: Option<&'static Encoding>,
+        url: Option<WebUrl>,
+    ) {
+        let opts = self.opts;
+        let doc = read_document(
+            bytes,
+            &DocumentOptions {
+                url,
+                transport,
+                encoding: opts.scan.encoding,
+                all_schemes: opts.all_schemes,
+            },
+        );
+        self.out.document = true;
+        self.out.outlinks = doc.stats;
+        self.out.encoding = Some(doc.encoding.name());
+        self.out.malformed = doc.malformed;
+        let legacy = doc.encoding != encoding_rs::UTF_8;
+        let lines = opts.format.shows_lines();
+        let text = doc.text.as_bytes();
+        let scanned = linksieve_scan::scan_bytes(
+            text,
+            &ScanOptions {
+                encoding: EncodingChoice::Exact(encoding_rs::UTF_8),
+                decode_all: false,
+                lines,
+                html: true,
+                ..opts.scan
+            },
+        );
+        self.out.too_long = scanned.stats.too_long;
+        if lines {
+            self.out.body_lines = memchr::memchr_iter(b'\n', text).count() as u64;
+        }
+        let base = offset + doc.bom as u64;
+        let mut hits = scanned.hits.iter().peekable();
+        let mut line = 1;
+        let mut counted = 0;
+        for l in &doc.links {
+            // the text's links before this outlink, but for one inside its value
+            while let Some(h) = hits.next_if(|h| h.start < l.end as u64) {
+                if h.start < l.start as u64 {
+                    let legacy = legacy || h.from_legacy;
+                    self.link(
+                        &h.text,
+                        &h.trimmed.trailing,
+                        h.kind,
+                        legacy,
+                        base + h.start,
+                        h.line,
+                    );
+                }
+            }
+            let resolved = match &l.url {
+                Ok(u) => web_to_iri(u),
+                Err(Unresolved::Invalid(e)) => {
+                    self.reject_outlink(l, e.to_string(), base, &mut line, &mut counted, text);
+                    continue;
+                }
+                // counted in `doc.stats`
+                Err(_) => continue,
+            };
+            if lines {
+                line += memchr::memchr_iter(b'\n', &text[counted..l.start]).count() as u64;
+                counted = l.start;
+            }
+            let Ok(iri) = resolved else {
+                self.reject_outlink(
+                    l,
+                    "not a URI once mapped (3987bis 6.2)".to_owned(),
+                    base,
+                    &mut line,
+                    &mut counted,
+                    text,
+                );
+                continue;
+            };
+            let from = self.out.sources.len() as u32;
+            self.out.sources.push(LinkSource {
+                tag: l.tag,
+                attr: l.attr,
+                rel: l.rel.clone(),
+            });
+            self.key_link(&Found {
+                original: &l.value,
+                text: iri.as_str(),
+                legacy,
+                offset: base + l.start as u64,
+                line: if lines { line } else { 0 },
+                from,
+            });
+        }
+        for h in hits {
+            self.link(
+                &h.text,
+                &h.trimmed.trailing,
+                h.kind,
+                legacy || h.from_legacy,
+                base + h.start,
+                h.line,
+            );
+        }
+    }
+
+    /// An outlink the URL parser rejected: a rejected link of the document.
+    fn reject_outlink(
+        &mut self,
+        l: &DocumentLink,
+        error: String,
+        base: u64,
+        line: &mut u64,
+        counted: &mut usize,
+        text: &[u8],
+    ) {
+        if self.opts.format.shows_lines() {
+            *line += memchr::memchr_iter(b'\n', &text[*counted..l.start]).count() as u64;
+            *counted = l.start;
+        }
+        self.out.links += 1;
+        self.out.rejected.push(Rejected {
+            reason: "invalid URL in an HTML attribute".to_owned(),
+            error: format!("{} {}: {error}", l.tag, l.attr),
+            original: l.value.clone(),
+            offset: base + l.start as u64,
+            line: *line,
+        });
+    }
+
+    /// Keys one link found in the text at input offset `offset`, line `line`.
     pub(super) fn link(
         &mut self,
         found: &str,
@@ -204,12 +351,34 @@ impl Worker<'_> {
         offset: u64,
         line: u64,
     ) {
-        self.out.links += 1;
-        let html = self.opts.html;
+        let html = self.opts.html || self.out.document;
         let unescaped = html.then(|| unescape_link(found, trailing, self.opts.scan.ascii_only));
         let original = unescaped.as_deref().unwrap_or(found);
         // the text keyed: a find without a scheme gets its implied one
-        let text = keyable(original, kind, &mut self.implied);
+        let mut implied = std::mem::take(&mut self.implied);
+        let text = keyable(original, kind, &mut implied);
+        self.key_link(&Found {
+            original,
+            text,
+            legacy,
+            offset,
+            line,
+            from: FROM_TEXT,
+        });
+        self.implied = implied;
+    }
+
+    /// Keys one link: `found.text` is what is keyed, `found.original` what the row shows.
+    pub(super) fn key_link(&mut self, found: &Found<'_>) {
+        self.out.links += 1;
+        let Found {
+            original,
+            text,
+            legacy,
+            offset,
+            line,
+            ..
+        } = *found;
         // One hash of the text: the string rung's fingerprint, the key when the link is its own
         // key, and (its low half) the chunk's repeat index.
         let fp = |s: &str| Fingerprint::of(s.as_bytes()).0;
@@ -222,14 +391,6 @@ impl Worker<'_> {
                 return;
             }
         }
-        let found = Found {
-            original,
-            text,
-            fp_text,
-            legacy,
-            offset,
-            line,
-        };
         let chosen = self.keyer.options().rung;
         let start = self.out.text.len();
         // The climb's fast path: a link that is its own key at the chosen rung is its own key
@@ -239,7 +400,7 @@ impl Worker<'_> {
             self.out.text.push_str(k);
             // a redirect target (protocol rung) is the only key that differs from the text
             let reached = if k == text { Rung::String } else { chosen };
-            let i = push_item(&mut self.out, &found, start, [fp_text; 3], reached);
+            let i = push_item(&mut self.out, found, fp_text, start, [fp_text; 3], reached);
             self.repeats.0.insert(hash, i);
             return;
         }
@@ -286,7 +447,7 @@ impl Worker<'_> {
             }
             (lower, reached)
         };
-        let i = push_item(&mut self.out, &found, start, lower, reached);
+        let i = push_item(&mut self.out, found, fp_text, start, lower, reached);
         self.repeats.0.insert(hash, i);
     }
 }
@@ -296,6 +457,7 @@ impl Worker<'_> {
 fn push_item(
     out: &mut ChunkOut,
     found: &Found<'_>,
+    fp_text: u128,
     start: usize,
     lower: [u128; 3],
     reached: Rung,
@@ -304,7 +466,7 @@ fn push_item(
     let key = &out.text[start..key_end];
     // The original is stored only when it differs from its key.
     let fp_key = if key == found.text {
-        found.fp_text
+        fp_text
     } else {
         Fingerprint::of(key.as_bytes()).0
     };
@@ -323,18 +485,21 @@ fn push_item(
         reached,
         legacy: found.legacy,
         repeats: 0,
+        from: found.from,
     });
     i
 }
 
-/// A link being keyed: the text as found, the text keyed and its fingerprint, and where it was.
-struct Found<'a> {
-    original: &'a str,
-    text: &'a str,
-    fp_text: u128,
-    legacy: bool,
-    offset: u64,
-    line: u64,
+/// A link being keyed: the text as found, the text keyed, and where it was.
+#[derive(Clone, Copy)]
+pub(super) struct Found<'a> {
+    pub(super) original: &'a str,
+    pub(super) text: &'a str,
+    pub(super) legacy: bool,
+    pub(super) offset: u64,
+    pub(super) line: u64,
+    /// [`Item::from`].
+    pub(super) from: u32,
 }
 
 /// A reason for the summary: the error without its positions and characters, so that reasons

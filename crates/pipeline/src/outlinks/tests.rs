@@ -26,7 +26,10 @@ fn the_first_base_href_applies_to_every_link() {
     assert_eq!(urls(&d), ["http://ex.com/d/sub/a", "http://ex.com/d/sub/b"]);
     assert_eq!(d.base.unwrap().as_str(), "http://ex.com/d/sub/");
     // no <base href>: the document's address
-    let d = read_document(b"<base target=_top><a href=../x>", &at("http://ex.com/d/p.html"));
+    let d = read_document(
+        b"<base target=_top><a href=../x>",
+        &at("http://ex.com/d/p.html"),
+    );
     assert_eq!(urls(&d), ["http://ex.com/x"]);
     // an absolute base needs no address; a relative one without an address is dropped
     let d = read_document(
@@ -34,7 +37,10 @@ fn the_first_base_href_applies_to_every_link() {
         &DocumentOptions::default(),
     );
     assert_eq!(urls(&d), ["https://b.example/k/x"]);
-    let d = read_document(b"<base href=/k/><a href=x><a href=http://a/>", &Default::default());
+    let d = read_document(
+        b"<base href=/k/><a href=x><a href=http://a/>",
+        &Default::default(),
+    );
     assert_eq!(d.links[0].url, Err(Unresolved::NoBase));
     assert_eq!(urls(&d)[1], "http://a/");
     assert_eq!((d.stats.no_base, d.stats.resolved), (1, 1));
@@ -46,10 +52,17 @@ fn values_are_decoded_and_stripped_then_parsed() {
     let d = read_document(page, &at("http://ex.com/d/"));
     assert_eq!(
         urls(&d),
-        ["http://ex.com/p?a=1&b=2%3C", "http://h/%20x", "http://ex.com/d/"]
+        [
+            "http://ex.com/p?a=1&b=2%3C",
+            "http://h/%20x",
+            "http://ex.com/d/"
+        ]
     );
     assert_eq!(d.links[0].value, "/p?a=1&b=2<");
-    assert_eq!(&d.text[d.links[0].start..d.links[0].end], "/p?a=1&amp;b=2&lt;");
+    assert_eq!(
+        &d.text[d.links[0].start..d.links[0].end],
+        "/p?a=1&amp;b=2&lt;"
+    );
 }
 
 #[test]
@@ -89,7 +102,8 @@ fn the_query_is_encoded_in_the_document_charset() {
 
 #[test]
 fn script_urls_are_counted_not_keyed_unless_asked() {
-    let page = b"<a href='JavaScript:go()'><a href='data:,x'><a href=mailto:a@b><iframe src=about:blank>";
+    let page =
+        b"<a href='JavaScript:go()'><a href='data:,x'><a href=mailto:a@b><iframe src=about:blank>";
     let d = read_document(page, &at("http://ex.com/"));
     assert_eq!(
         urls(&d),
