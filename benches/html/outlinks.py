@@ -69,10 +69,13 @@ import sys, ada_url
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 from resiliparse.parse.html import HTMLTree
 from resiliparse.parse.encoding import detect_encoding
-ATTRS = {'href': ('a', 'area', 'link'), 'src': ('img', 'script', 'iframe', 'embed', 'source',
-         'track', 'audio', 'video'), 'action': ('form',), 'data': ('object',),
-         'poster': ('video',), 'cite': ('blockquote', 'q', 'del', 'ins')}
-SELECTOR = ','.join(f'{t}[{a}]' for a, ts in ATTRS.items() for t in ts) + ',img[srcset],source[srcset]'
+TAGS = {'a': ('href', 'ping'), 'area': ('href', 'ping'), 'link': ('href', 'imagesrcset'),
+        'img': ('src', 'srcset'), 'input': ('src', 'formaction'), 'button': ('formaction',),
+        'script': ('src',), 'iframe': ('src',), 'frame': ('src',), 'embed': ('src',),
+        'source': ('src', 'srcset'), 'track': ('src',), 'audio': ('src',),
+        'video': ('src', 'poster'), 'form': ('action',), 'object': ('data',),
+        'blockquote': ('cite',), 'q': ('cite',), 'del': ('cite',), 'ins': ('cite',)}
+LISTS = {'srcset', 'imagesrcset', 'ping'}
 seen = set()
 out = sys.stdout
 for rec in ArchiveIterator(open(sys.argv[1], 'rb'), record_types=WarcRecordType.response,
@@ -82,31 +85,37 @@ for rec in ArchiveIterator(open(sys.argv[1], 'rb'), record_types=WarcRecordType.
     body = rec.reader.read()
     if not body.strip():
         continue
-    url = rec.headers.get('WARC-Target-URI')
+    # wget writes the target URI in angle brackets (WARC 1.0); warcio strips them
+    url = rec.headers.get('WARC-Target-URI').strip('<>')
     tree = HTMLTree.parse_from_bytes(body, rec.http_charset or detect_encoding(body))
     base = url
-    b = tree.document.query_selector('base[href]')
+    b = next((e for e in tree.document.get_elements_by_tag_name('base') if e.hasattr('href')), None)
     if b is not None:
         try:
             base = ada_url.join_url(url, b.getattr('href').strip())
         except ValueError:
             pass
-    for el in tree.document.query_selector_all(SELECTOR):
-        tag = el.tag
-        links = []
-        for a, ts in ATTRS.items():
-            if tag in ts and el.hasattr(a):
-                links.append(el.getattr(a))
-        if el.hasattr('srcset') and tag in ('img', 'source'):
-            links += [c.strip().split()[0] for c in el.getattr('srcset').split(',') if c.strip()]
-        for link in links:
-            try:
-                u = ada_url.join_url(base, link.strip())
-            except ValueError:
-                continue
-            if u not in seen:
-                seen.add(u)
-                out.write(u + '\n')
+    for tag, attrs in TAGS.items():
+        for el in tree.document.get_elements_by_tag_name(tag):
+            links = []
+            for a in attrs:
+                if not el.hasattr(a):
+                    continue
+                v = el.getattr(a)
+                if a == 'ping':
+                    links += v.split()
+                elif a in LISTS:
+                    links += [c.strip().split()[0] for c in v.split(',') if c.strip()]
+                else:
+                    links.append(v)
+            for link in links:
+                try:
+                    u = ada_url.join_url(base, link.strip())
+                except ValueError:
+                    continue
+                if u not in seen:
+                    seen.add(u)
+                    out.write(u + '\n')
 """
 
 

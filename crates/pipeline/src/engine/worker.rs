@@ -252,9 +252,13 @@ impl Worker<'_> {
         let mut line = 1;
         let mut counted = 0;
         for l in &doc.links {
-            // the text's links before this outlink, but for one inside its value
+            // The text's links up to this outlink's end, but for one inside its value that is
+            // the value itself (an absolute URL found twice). One that is not (in
+            // `href=&quot;http://x/&quot;` the value holds quotes) stays a link of the text.
             while let Some(h) = hits.next_if(|h| h.start < l.end as u64) {
-                if h.start < l.start as u64 {
+                let inside = h.start >= l.start as u64
+                    && unescape_link(&h.text, &h.trimmed.trailing, opts.scan.ascii_only) == l.value;
+                if !inside {
                     let legacy = legacy || h.from_legacy;
                     self.link(
                         &h.text,
