@@ -1,5 +1,5 @@
 """HTML outlinks against readers linksieve did not write: real documentation sites (Debian's
-PostgreSQL and Django documentation, fetched by scripts/fetch-corpora.sh) served on 127.0.0.1
+PostgreSQL, Django and Python documentation, fetched by scripts/fetch-corpora.sh) served on 127.0.0.1
 and crawled into WARC files by wget, plain and with gzip bodies; the expected outlinks come from
 Python's html.parser, the ada-url WHATWG parser and warcio (tests/oracles/html_oracle.py)."""
 
@@ -47,7 +47,9 @@ def iri_model(href):
     return "".join(out)
 
 
-@pytest.mark.parametrize("site,use_gzip", [("postgresql", False), ("django", True)])
+@pytest.mark.parametrize(
+    "site,use_gzip", [("postgresql", False), ("django", True), ("python", False)]
+)
 def test_outlinks_of_a_crawl_match_html_parser_and_ada(tmp_path, run, site, use_gzip):
     warc = crawl(corpus(site), tmp_path / site, use_gzip)
     expected, documents, found = set(), 0, 0
