@@ -13,7 +13,10 @@ use crate::line_io::InputArg;
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use linksieve_iri::InputMode;
-use linksieve_pipeline::Keyer;
+use linksieve_iri::WebUrl;
+use linksieve_pipeline::{
+    Document, DocumentItem, DocumentLink, DocumentOptions, Keyer, read_document,
+};
 use linksieve_scan::{EncodingChoice, HitRef, ReadScanError, ScanOptions, ScanStats};
 use serde_json::json;
 
@@ -50,11 +53,19 @@ pub struct ScanArgs {
     /// URIs only: a non-ASCII character ends a link.
     #[arg(long)]
     pub ascii_only: bool,
-    /// Read HTML text as `run --html` does: character references in found links are decoded
-    /// and the link ends where the decoded text would end it. The link printed (and keyed) is
-    /// the decoded one; `--format jsonl` gives the text as written in `raw`.
+    /// Read each file as an HTML document, as `run --html` does (whole): the URLs of its
+    /// attributes resolved against its base, then the links of its text with character
+    /// references decoded (the link printed and keyed is the decoded one; `--format jsonl`
+    /// gives the text as written in `raw`). Offsets are those of the document decoded to UTF-8.
     #[arg(long)]
     pub html: bool,
+    /// `--html`: the documents' address; their relative links resolve against it (a `<base
+    /// href>` still wins).
+    #[arg(long, value_name = "URL", requires = "html")]
+    pub base: Option<String>,
+    /// `--html`: resolve `javascript:`, `data:`, `about:`, `blob:` and `vbscript:` URLs too.
+    #[arg(long, requires = "html")]
+    pub all_schemes: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ScanFormat::Text)]
     pub format: ScanFormat,
@@ -96,6 +107,20 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
         html: args.html,
     };
     let input: InputMode = args.input.into();
+    let document = args.html.then(|| -> Result<DocumentOptions> {
+        Ok(DocumentOptions {
+            url: args
+                .base
+                .as_deref()
+                .map(WebUrl::parse)
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("--base: not a valid web address: {e}"))?,
+            encoding,
+            all_schemes: args.all_schemes,
+            transport: None,
+        })
+    });
+    let document = document.transpose()?;
     let mut printer = HitPrinter {
         format: args.format,
         keyer: Keyer::new(input, &options(&args.ladder, input, args.form.into())?),
@@ -112,7 +137,11 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
     let mut failed = false;
     let mut total = ScanStats::default();
     for path in files {
-        match scan_one(path, &opts, &mut printer) {
+        let scanned = match &document {
+            Some(d) => scan_document(path, &opts, d, &mut printer),
+            None => scan_one(path, &opts, &mut printer),
+        };
+        match scanned {
             Ok(s) => total += s,
             Err(e) if is_broken_pipe(&e) => return Err(e),
             Err(e) => {
@@ -194,7 +223,103 @@ fn scan_one<W: Write>(
     })
 }
 
+/// `--html`: reads one input whole as an HTML document and prints its links in document order.
+fn scan_document<W: Write>(
+    path: &Path,
+    opts: &ScanOptions,
+    document: &DocumentOptions,
+    printer: &mut HitPrinter<W>,
+) -> Result<ScanStats> {
+    let file = name(path);
+    let mut bytes = Vec::new();
+    if file == "-" {
+        std::io::stdin().lock().read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(path)
+            .context("cannot open")?
+            .read_to_end(&mut bytes)
+    }
+    .context("cannot read")?;
+    let doc = read_document(&bytes, document);
+    let scanned = doc.text_links(opts);
+    let mut result = Ok(());
+    doc.in_order(&scanned.hits, opts.ascii_only, |item| {
+        if result.is_ok() {
+            result = match item {
+                DocumentItem::Text(h) => printer.write_hit(&h.as_hit_ref(), &file),
+                DocumentItem::Attribute(l) => printer.write_outlink(l, &doc, &file),
+            };
+        }
+    });
+    result?;
+    let mut stats = scanned.stats;
+    stats.malformed_sequences = doc.malformed;
+    Ok(stats)
+}
+
 impl<W: Write> HitPrinter<W> {
+    /// An outlink of a document (`--html`): its URL, or why it has none.
+    fn write_outlink(&mut self, l: &DocumentLink, doc: &Document, file: &str) -> Result<()> {
+        let out = &mut self.out;
+        let line = l.line;
+        match self.format {
+            ScanFormat::Text => {
+                if let Ok(u) = &l.url {
+                    writeln!(out, "{}", u.as_str())?;
+                }
+            }
+            ScanFormat::Jsonl => {
+                let mut v = json!({
+                    "link": l.url.as_ref().ok().map(|u| u.as_str()),
+                    "value": l.value,
+                    "file": file,
+                    "start": l.start,
+                    "end": l.end,
+                    "line": line,
+                    "from": "attribute",
+                    "tag": l.tag,
+                    "attr": l.attr,
+                    "encoding": doc.encoding.name(),
+                });
+                if let Some(rel) = &l.rel {
+                    v["rel"] = json!(rel);
+                }
+                if let Err(e) = &l.url {
+                    v["error"] = json!(e.to_string());
+                }
+                writeln!(out, "{v}")?;
+            }
+            ScanFormat::Tsv => {
+                let Ok(u) = &l.url else {
+                    return Ok(());
+                };
+                let provenance = format!("{file}:{line}:{}", l.start);
+                let keyed = linksieve_iri::web_to_iri(u)
+                    .map_err(|e| e.to_string())
+                    .and_then(|iri| {
+                        let legacy = doc.encoding != encoding_rs::UTF_8;
+                        self.keyer
+                            .key(iri.as_str(), legacy)
+                            .map_err(|e| e.to_string())
+                    });
+                match keyed {
+                    Ok(key) => {
+                        linksieve_pipeline::write_row(out, None, &key, &l.value, &provenance)?
+                    }
+                    Err(e) => {
+                        self.rejected += 1;
+                        eprintln!(
+                            "linksieve scan: {}: no key for {:?}: {e}",
+                            linksieve_pipeline::tsv(&provenance),
+                            l.value
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn write_hit(&mut self, h: &HitRef<'_>, file: &str) -> Result<()> {
         let out = &mut self.out;
         // `--html`: the link as `run --html` keys it (its references decoded)
@@ -226,6 +351,7 @@ impl<W: Write> HitPrinter<W> {
                 });
                 if self.html.is_some() {
                     v["raw"] = json!(h.text);
+                    v["from"] = json!("text");
                 }
                 writeln!(out, "{v}")?;
             }

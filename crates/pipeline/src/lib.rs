@@ -25,8 +25,8 @@ pub use html::unescape_link;
 pub use keyer::{Keyer, implied_scheme, keyable};
 pub use line_dedup::{DedupStats, dedup_lines};
 pub use outlinks::{
-    Document, DocumentLink, DocumentOptions, NOT_KEYED_SCHEMES, OutlinkStats, Unresolved,
-    read_document,
+    Document, DocumentItem, DocumentLink, DocumentOptions, NOT_KEYED_SCHEMES, OutlinkStats,
+    Unresolved, read_document,
 };
 pub use printer::{OutputFormat, tsv, write_row};
 pub use source::{

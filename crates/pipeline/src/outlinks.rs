@@ -16,9 +16,10 @@
 //!    6.2), with the document's encoding for the query of a special URL (URL Standard "encoding
 //!    override"; 3987bis 3.5, RFC 3987 3.1).
 
+use crate::html::unescape_link;
 use linksieve_iri::{WebError, WebUrl, parse_web};
 use linksieve_scan::html::{HtmlScanner, HtmlStats};
-use linksieve_scan::{Encoding, EncodingChoice};
+use linksieve_scan::{Encoding, EncodingChoice, Hit, ScanOptions, ScanResult, scan_bytes};
 
 /// Schemes whose URLs name no resource to fetch: found and counted, not keyed, unless
 /// [`DocumentOptions::all_schemes`] is set.
@@ -95,6 +96,8 @@ pub struct DocumentLink {
     pub start: usize,
     /// End of the span.
     pub end: usize,
+    /// The line it starts on (1 for the first).
+    pub line: u64,
 }
 
 /// Counters of the outlinks of one or more documents (they add).
@@ -172,6 +175,75 @@ pub struct Document {
     pub stats: OutlinkStats,
 }
 
+/// A link of a document, in document order ([`Document::in_order`]).
+#[derive(Clone, Copy, Debug)]
+pub enum DocumentItem<'d> {
+    /// Found in the text.
+    Text(&'d Hit),
+    /// An outlink of an attribute.
+    Attribute(&'d DocumentLink),
+}
+
+impl Document {
+    /// The links written in the document's text: the scanner over the decoded text with
+    /// `opts` (and `html` on: character references undone where a link ends). Offsets are
+    /// those of [`Document::text`].
+    ///
+    /// ```
+    /// use linksieve_pipeline::{read_document, DocumentOptions};
+    /// let d = read_document(b"<p>see http://a.example/x&amp;y</p>", &DocumentOptions::default());
+    /// let hits = d.text_links(&Default::default()).hits;
+    /// assert_eq!(hits[0].text, "http://a.example/x&amp;y");
+    /// ```
+    pub fn text_links(&self, opts: &ScanOptions) -> ScanResult {
+        scan_bytes(
+            self.text.as_bytes(),
+            &ScanOptions {
+                encoding: EncodingChoice::Exact(encoding_rs::UTF_8),
+                html: true,
+                ..*opts
+            },
+        )
+    }
+
+    /// Calls `f` with the links of the text (`hits`, from [`Document::text_links`]) and the
+    /// outlinks, merged in document order. A link of the text found inside an attribute value
+    /// that is exactly that value (an absolute URL, once its character references are undone)
+    /// is the outlink, not a second link; one that is not (in `href=&quot;http://x/&quot;` the
+    /// value holds the quotes) stays a link of the text.
+    ///
+    /// ```
+    /// use linksieve_pipeline::{read_document, DocumentItem, DocumentOptions};
+    /// let d = read_document(b"http://t.example/ <a href='http://a.example/'>", &DocumentOptions::default());
+    /// let hits = d.text_links(&Default::default()).hits;
+    /// let mut seen = Vec::new();
+    /// d.in_order(&hits, false, |i| seen.push(match i {
+    ///     DocumentItem::Text(h) => format!("text {}", h.text),
+    ///     DocumentItem::Attribute(l) => format!("{} {}", l.attr, l.value),
+    /// }));
+    /// assert_eq!(seen, ["text http://t.example/", "href http://a.example/"]);
+    /// ```
+    pub fn in_order<'d>(
+        &'d self,
+        hits: &'d [Hit],
+        ascii_only: bool,
+        mut f: impl FnMut(DocumentItem<'d>),
+    ) {
+        let mut hits = hits.iter().peekable();
+        for l in &self.links {
+            while let Some(h) = hits.next_if(|h| h.start < l.end as u64) {
+                let inside = h.start >= l.start as u64
+                    && unescape_link(&h.text, &h.trimmed.trailing, ascii_only) == l.value;
+                if !inside {
+                    f(DocumentItem::Text(h));
+                }
+            }
+            f(DocumentItem::Attribute(l));
+        }
+        hits.for_each(|h| f(DocumentItem::Text(h)));
+    }
+}
+
 /// The HTML prescan's window (HTML "prescan a byte stream to determine its encoding").
 const PRESCAN: usize = 1024;
 
@@ -240,6 +312,7 @@ pub fn read_document(bytes: &[u8], opts: &DocumentOptions) -> Document {
             url: Err(Unresolved::NoBase),
             start: o.start,
             end: o.end,
+            line: 0,
         });
     });
     let summary = scanner.finish();
@@ -257,7 +330,11 @@ pub fn read_document(bytes: &[u8], opts: &DocumentOptions) -> Document {
         skipped_tags: html.skipped_tags,
         ..OutlinkStats::default()
     };
+    let (mut line, mut counted) = (1, 0);
     for l in &mut links {
+        line += memchr::memchr_iter(b'\n', &text.as_bytes()[counted..l.start]).count() as u64;
+        counted = l.start;
+        l.line = line;
         stats.found += 1;
         l.url = resolve(&l.value, base.as_ref(), query_encoding, opts.all_schemes);
         match &l.url {

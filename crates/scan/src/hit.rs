@@ -171,6 +171,35 @@ pub struct HitRef<'a> {
     pub nfc_changed: bool,
 }
 
+impl Hit {
+    /// The hit as a [`HitRef`] borrowing its text.
+    ///
+    /// ```
+    /// let hits = linksieve_scan::scan_bytes(b"see http://a.example/.", &Default::default()).hits;
+    /// let r = hits[0].as_hit_ref();
+    /// assert_eq!((r.text, r.trimmed.trailing), ("http://a.example/", "."));
+    /// ```
+    pub fn as_hit_ref(&self) -> HitRef<'_> {
+        HitRef {
+            start: self.start,
+            end: self.end,
+            line: self.line,
+            text: &self.text,
+            kind: self.kind,
+            trimmed: TrimmedRef {
+                wrapper: self.trimmed.wrapper,
+                url_prefix: self.trimmed.url_prefix,
+                line_breaks: self.trimmed.line_breaks,
+                trailing: &self.trimmed.trailing,
+                host_cut: self.trimmed.host_cut,
+            },
+            encoding: self.encoding,
+            from_legacy: self.from_legacy,
+            nfc_changed: self.nfc_changed,
+        }
+    }
+}
+
 impl HitRef<'_> {
     /// An owned copy.
     ///

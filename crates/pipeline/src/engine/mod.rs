@@ -50,7 +50,7 @@ use crate::html::unescape_link;
 use crate::keyer::Keyer;
 use crate::keyer::keyable;
 use crate::ordered::Ordered;
-use crate::outlinks::{DocumentLink, DocumentOptions, Unresolved, read_document};
+use crate::outlinks::{DocumentItem, DocumentOptions, Unresolved, read_document};
 use crate::printer::{KeyRow, LinkFrom, OutputFormat, Printer, RejectedRow};
 use crate::source::{Compression, InputSpec, decompress, open_file};
 use crate::stats::{InputFailure, RunStats};

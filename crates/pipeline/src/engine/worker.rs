@@ -232,116 +232,60 @@ impl Worker<'_> {
         self.out.malformed = doc.malformed;
         let legacy = doc.encoding != encoding_rs::UTF_8;
         let lines = opts.format.shows_lines();
-        let text = doc.text.as_bytes();
-        let scanned = linksieve_scan::scan_bytes(
-            text,
-            &ScanOptions {
-                encoding: EncodingChoice::Exact(encoding_rs::UTF_8),
-                decode_all: false,
-                lines,
-                html: true,
-                ..opts.scan
-            },
-        );
+        let scanned = doc.text_links(&ScanOptions { lines, ..opts.scan });
         self.out.too_long = scanned.stats.too_long;
+        let text = doc.text.as_bytes();
         if lines {
             self.out.body_lines = memchr::memchr_iter(b'\n', text).count() as u64;
         }
         let base = offset + doc.bom as u64;
-        let mut hits = scanned.hits.iter().peekable();
-        let mut line = 1;
-        let mut counted = 0;
-        for l in &doc.links {
-            // The text's links up to this outlink's end, but for one inside its value that is
-            // the value itself (an absolute URL found twice). One that is not (in
-            // `href=&quot;http://x/&quot;` the value holds quotes) stays a link of the text.
-            while let Some(h) = hits.next_if(|h| h.start < l.end as u64) {
-                let inside = h.start >= l.start as u64
-                    && unescape_link(&h.text, &h.trimmed.trailing, opts.scan.ascii_only) == l.value;
-                if !inside {
-                    let legacy = legacy || h.from_legacy;
-                    self.link(
-                        &h.text,
-                        &h.trimmed.trailing,
-                        h.kind,
-                        legacy,
-                        base + h.start,
-                        h.line,
-                    );
-                }
-            }
-            let resolved = match &l.url {
-                Ok(u) => web_to_iri(u),
-                Err(Unresolved::Invalid(e)) => {
-                    self.reject_outlink(l, e.to_string(), base, &mut line, &mut counted, text);
-                    continue;
-                }
-                // counted in `doc.stats`
-                Err(_) => continue,
-            };
-            if lines {
-                line += memchr::memchr_iter(b'\n', &text[counted..l.start]).count() as u64;
-                counted = l.start;
-            }
-            let Ok(iri) = resolved else {
-                self.reject_outlink(
-                    l,
-                    "not a URI once mapped (3987bis 6.2)".to_owned(),
-                    base,
-                    &mut line,
-                    &mut counted,
-                    text,
-                );
-                continue;
-            };
-            let from = self.out.sources.len() as u32;
-            self.out.sources.push(LinkSource {
-                tag: l.tag,
-                attr: l.attr,
-                rel: l.rel.clone(),
-            });
-            self.key_link(&Found {
-                original: &l.value,
-                text: iri.as_str(),
-                legacy,
-                offset: base + l.start as u64,
-                line: if lines { line } else { 0 },
-                from,
-            });
-        }
-        for h in hits {
-            self.link(
+        doc.in_order(&scanned.hits, opts.scan.ascii_only, |item| match item {
+            DocumentItem::Text(h) => self.link(
                 &h.text,
                 &h.trimmed.trailing,
                 h.kind,
                 legacy || h.from_legacy,
                 base + h.start,
                 h.line,
-            );
-        }
-    }
-
-    /// An outlink the URL parser rejected: a rejected link of the document.
-    fn reject_outlink(
-        &mut self,
-        l: &DocumentLink,
-        error: String,
-        base: u64,
-        line: &mut u64,
-        counted: &mut usize,
-        text: &[u8],
-    ) {
-        if self.opts.format.shows_lines() {
-            *line += memchr::memchr_iter(b'\n', &text[*counted..l.start]).count() as u64;
-            *counted = l.start;
-        }
-        self.out.links += 1;
-        self.out.rejected.push(Rejected {
-            reason: "invalid URL in an HTML attribute".to_owned(),
-            error: format!("{} {}: {error}", l.tag, l.attr),
-            original: l.value.clone(),
-            offset: base + l.start as u64,
-            line: *line,
+            ),
+            DocumentItem::Attribute(l) => {
+                let line = if lines { l.line } else { 0 };
+                let iri = match &l.url {
+                    Ok(u) => web_to_iri(u).map_err(|e| e.to_string()),
+                    Err(Unresolved::Invalid(e)) => Err(e.to_string()),
+                    // counted in the document's stats
+                    Err(_) => return,
+                };
+                let offset = base + l.start as u64;
+                match iri {
+                    Ok(iri) => {
+                        let from = self.out.sources.len() as u32;
+                        self.out.sources.push(LinkSource {
+                            tag: l.tag,
+                            attr: l.attr,
+                            rel: l.rel.clone(),
+                        });
+                        self.key_link(&Found {
+                            original: &l.value,
+                            text: iri.as_str(),
+                            legacy,
+                            offset,
+                            line,
+                            from,
+                        });
+                    }
+                    Err(error) => {
+                        self.out.links += 1;
+                        self.out.rejected.push(Rejected {
+                            reason: "invalid URL in an HTML attribute".to_owned(),
+                            error: format!("{} {}: {error}", l.tag, l.attr),
+                            original: l.value.clone(),
+                            offset,
+                            line,
+                        });
+                    }
+                }
+            }
         });
     }
 
