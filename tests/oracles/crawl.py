@@ -7,6 +7,7 @@ writes WARC_PREFIX.warc.gz (wget compresses its WARC files) and prints its path.
 """
 
 import argparse
+import contextlib
 import functools
 import gzip
 import http.server
@@ -46,15 +47,27 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return None
 
 
-def crawl(site: Path, prefix: Path, use_gzip: bool, timeout: int = 900) -> Path:
-    """Serves `site` on 127.0.0.1, crawls it with wget into `prefix`.warc.gz, stops the server."""
-    handler = type("H", (Handler,), {"use_gzip": use_gzip})
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(handler, directory=str(site))
-    )
+@contextlib.contextmanager
+def serving(handler, **attrs):
+    """A ThreadingHTTPServer on 127.0.0.1 (a free port) with `handler`, its attributes `attrs`
+    set: yields the server, and stops it (and its thread) however the block ends."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    for k, v in attrs.items():
+        setattr(server, k, v)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def crawl(site: Path, prefix: Path, use_gzip: bool, timeout: int = 900) -> Path:
+    """Serves `site` on 127.0.0.1, crawls it with wget into `prefix`.warc.gz, stops the server."""
+    handler = type("H", (Handler,), {"use_gzip": use_gzip})
+    with serving(functools.partial(handler, directory=str(site))) as server:
         host, port = server.server_address[:2]
         subprocess.run(
             ["wget", "-r", "-l", "inf", "-e", "robots=off", "-nv", "--compression=auto",
@@ -64,10 +77,6 @@ def crawl(site: Path, prefix: Path, use_gzip: bool, timeout: int = 900) -> Path:
              f"http://{host}:{port}/index.html"],
             check=False, timeout=timeout,
         )
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
     warc = Path(str(prefix) + ".warc.gz")
     if not warc.exists():
         raise RuntimeError(f"wget wrote no {warc}")

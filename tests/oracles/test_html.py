@@ -1,7 +1,7 @@
 """HTML outlinks against readers linksieve did not write: real documentation sites (Debian's
 PostgreSQL, Django and Python documentation, fetched by scripts/fetch-corpora.sh) served on 127.0.0.1
 and crawled into WARC files by wget, plain and with gzip bodies; the expected outlinks come from
-Python's html.parser, the ada-url WHATWG parser and warcio (tests/oracles/html_oracle.py)."""
+Python's html.parser, the ada-url WHATWG parser and warcio (tests/oracles/outlink_oracle.py)."""
 
 import json
 import os
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from crawl import crawl
-from html_oracle import html_responses, outlinks
+from outlink_oracle import html_responses, outlinks
 
 
 def corpus(site):

@@ -19,6 +19,8 @@ import zlib
 
 import brotli
 import pytest
+
+from crawl import serving
 from warcio.archiveiterator import ArchiveIterator
 from warcio.bufferedreaders import BufferedReader
 from warcio.warcwriter import WARCWriter
@@ -314,11 +316,7 @@ class Site(http.server.BaseHTTPRequestHandler):
 @pytest.mark.parametrize("use_gzip", [True, False], ids=["gzip", "identity"])
 def test_wget_crawl(tmp_path, run, use_gzip):
     handler = type("H", (Site,), {"use_gzip": use_gzip})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.served = {}
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(handler, served={}) as server:
         host, port = server.server_address[:2]
         subprocess.run(
             ["wget", "-r", "-l", "inf", "-e", "robots=off", "-nv", "--compression=auto",
@@ -326,10 +324,6 @@ def test_wget_crawl(tmp_path, run, use_gzip):
              "-o", str(tmp_path / "wget.log"), f"http://{host}:{port}/"],
             check=False, timeout=120,
         )
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
     # The links the server put in the pages it served.
     expected = set().union(*server.served.values())
     assert len(server.served) == PAGES + 1

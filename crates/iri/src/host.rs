@@ -35,26 +35,34 @@ pub struct IdnaError {
     pub host: String,
 }
 
-/// WHATWG forbidden domain code points (URL Standard 3.2; all are ASCII): C0 controls, space,
-/// `#%/:<>?@[\]^|`, DEL.
+/// WHATWG forbidden host code points (URL Standard 3.2; all are ASCII): NUL, tab, LF, CR,
+/// space, `#/:<>?@[\]^|`.
+pub(crate) const fn forbidden_host_byte(b: u8) -> bool {
+    matches!(
+        b,
+        0 | b'\t'
+            | b'\n'
+            | b'\r'
+            | b' '
+            | b'#'
+            | b'/'
+            | b':'
+            | b'<'
+            | b'>'
+            | b'?'
+            | b'@'
+            | b'['
+            | b'\\'
+            | b']'
+            | b'^'
+            | b'|'
+    )
+}
+
+/// WHATWG forbidden domain code points (URL Standard 3.2; all are ASCII): the forbidden host
+/// code points, C0 controls, `%` and DEL.
 pub(crate) const fn forbidden_domain_byte(b: u8) -> bool {
-    b <= 0x20
-        || b == 0x7F
-        || matches!(
-            b,
-            b'#' | b'%'
-                | b'/'
-                | b':'
-                | b'<'
-                | b'>'
-                | b'?'
-                | b'@'
-                | b'['
-                | b'\\'
-                | b']'
-                | b'^'
-                | b'|'
-        )
+    forbidden_host_byte(b) || b <= 0x1F || b == b'%' || b == 0x7F
 }
 
 /// IDNA ToASCII of a domain name (its percent-encodings already decoded).

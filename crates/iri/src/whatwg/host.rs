@@ -25,30 +25,6 @@ pub(super) enum HostInternal {
     Opaque,
 }
 
-/// URL Standard 3.2: a forbidden host code point (the ASCII ones; all are ASCII).
-#[inline]
-fn forbidden_host_byte(b: u8) -> bool {
-    matches!(
-        b,
-        0 | b'\t'
-            | b'\n'
-            | b'\r'
-            | b' '
-            | b'#'
-            | b'/'
-            | b':'
-            | b'<'
-            | b'>'
-            | b'?'
-            | b'@'
-            | b'['
-            | b'\\'
-            | b']'
-            | b'^'
-            | b'|'
-    )
-}
-
 /// Domain byte class: an ASCII uppercase letter.
 const UPPER: u8 = 1;
 /// Domain byte class: a forbidden domain code point (URL Standard 3.2).
@@ -157,7 +133,7 @@ fn percent_decode(input: &[u8]) -> Vec<u8> {
 
 /// URL Standard 3.5 "opaque-host parser".
 fn parse_opaque_host(input: &str, out: &mut String) -> Result<HostInternal, WebError> {
-    if input.bytes().any(forbidden_host_byte) {
+    if input.bytes().any(crate::host::forbidden_host_byte) {
         return Err(WebError::InvalidHost);
     }
     if input.is_empty() {
