@@ -10,6 +10,8 @@
 # Needs python3 (with venv) and wget; installs wget with apt-get when it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# the corpora of scripts/fetch-corpora.sh, where scripts/test.sh builds them
+export LINKSIEVE_CORPORA="${LINKSIEVE_CORPORA:-$PWD/target/corpora}"
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 venv="${LINKSIEVE_ORACLE_VENV:-$target_dir/oracle-venv}"
 req=tests/oracles/requirements.txt
