@@ -117,10 +117,10 @@ fn row_json(r: &Row) -> Value {
 
 #[test]
 fn agrees_with_html_parser_but_for_the_known_differences() {
-    if python().is_none() {
-        println!("skipped: python3 with html.parser cannot be run here");
-        return;
-    }
+    assert!(
+        python().is_some(),
+        "python3 with html.parser is needed (the oracle)"
+    );
     let dir = root().join("testdata/html");
     let mut files = Vec::new();
     html_files(&dir, &mut files);
@@ -180,17 +180,24 @@ fn agrees_with_html_parser_but_for_the_known_differences() {
     assert!(unexpected.is_empty() && gone.is_empty());
 }
 
+/// Every page of real documentation sites (the PostgreSQL, Django and Python documentation of
+/// scripts/fetch-corpora.sh, under LINKSIEVE_CORPORA; or the folder LINKSIEVE_HTML_CORPUS names):
+/// the same outlinks as html.parser, page by page.
 #[test]
-#[ignore = "needs LINKSIEVE_HTML_CORPUS=DIR"]
 fn corpus_agreement() {
-    let Some(dir) = std::env::var_os("LINKSIEVE_HTML_CORPUS") else {
-        println!("skipped: LINKSIEVE_HTML_CORPUS is not set");
-        return;
+    let dir = match std::env::var_os("LINKSIEVE_HTML_CORPUS") {
+        Some(d) => PathBuf::from(d),
+        None => {
+            let corpora = std::env::var_os("LINKSIEVE_CORPORA").expect(
+                "LINKSIEVE_CORPORA (scripts/test.sh sets it, after scripts/fetch-corpora.sh)",
+            );
+            Path::new(&corpora).join("html-docs")
+        }
     };
-    if python().is_none() {
-        println!("skipped: python3 with html.parser cannot be run here");
-        return;
-    }
+    assert!(
+        python().is_some(),
+        "python3 with html.parser is needed (the oracle)"
+    );
     let mut files = Vec::new();
     html_files(Path::new(&dir), &mut files);
     let files: Vec<PathBuf> = files
@@ -221,4 +228,6 @@ fn corpus_agreement() {
         files.len(),
         pages_same
     );
+    assert!(files.len() > 100, "pages in {}", dir.display());
+    assert_eq!(pages_same, files.len(), "pages where html.parser differs");
 }
