@@ -3,11 +3,12 @@
 //! the pages of `testdata/html/`. The outlinks are compared as multisets of (tag, attr, value,
 //! rel), with the declared charset as ("meta", "charset", label). Every difference must be
 //! listed in `testdata/html/known-differences.jsonl` with its reason, and every listed one
-//! must still occur. Skipped, with a message, where `python3` cannot be run.
+//! must still occur. Fails where `python3` cannot be run.
 //!
-//! `LINKSIEVE_HTML_CORPUS=DIR cargo test -p linksieve-scan --test html_oracle -- --ignored
-//! --nocapture` compares the `*.html` files under `DIR` and prints the agreement and the
-//! differences (nothing is asserted there).
+//! `corpus_agreement` compares every page of the Debian documentation that
+//! `scripts/fetch-corpora.sh` fetches (under `LINKSIEVE_CORPORA`), page by page, and must find
+//! no difference; `LINKSIEVE_HTML_CORPUS=DIR` points it at another folder (`--nocapture` prints
+//! the agreement and the first differences of each page).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
