@@ -271,18 +271,6 @@ fn encoding_of(bytes: &[u8], opts: &DocumentOptions) -> (&'static Encoding, usiz
         .unwrap_or((encoding_rs::UTF_8, 0))
 }
 
-/// True when `url` is in a scheme of [`NOT_KEYED_SCHEMES`].
-fn not_keyed(value: &str) -> Option<&'static str> {
-    let scheme = value
-        .trim_start_matches(|c: char| c <= ' ')
-        .split(':')
-        .next()?;
-    NOT_KEYED_SCHEMES
-        .iter()
-        .find(|s| value.len() > s.len() && s.eq_ignore_ascii_case(scheme))
-        .copied()
-}
-
 /// Reads one HTML document: decodes it, finds its outlinks and resolves each against the
 /// document's base.
 ///
@@ -363,10 +351,12 @@ fn resolve(
     encoding: Option<&'static Encoding>,
     all_schemes: bool,
 ) -> Result<WebUrl, Unresolved> {
-    if !all_schemes && let Some(s) = not_keyed(value) {
-        return Err(Unresolved::NotKeyed(s));
-    }
     match parse_web(value, base, encoding) {
+        // the scheme as the parser reads it (`java\tscript:` is `javascript:`)
+        Ok(u) if !all_schemes => match NOT_KEYED_SCHEMES.iter().find(|s| **s == u.scheme()) {
+            Some(s) => Err(Unresolved::NotKeyed(s)),
+            None => Ok(u),
+        },
         Ok(u) => Ok(u),
         Err(WebError::MissingScheme) if base.is_none() => Err(Unresolved::NoBase),
         Err(e) => Err(Unresolved::Invalid(e)),

@@ -103,7 +103,7 @@ fn the_query_is_encoded_in_the_document_charset() {
 #[test]
 fn script_urls_are_counted_not_keyed_unless_asked() {
     let page =
-        b"<a href='JavaScript:go()'><a href='data:,x'><a href=mailto:a@b><iframe src=about:blank>";
+        b"<a href='JavaScript:go()'><a href='data:,x'><a href=mailto:a@b><a href='java&#9;script:x'><iframe src=about:blank>";
     let d = read_document(page, &at("http://ex.com/"));
     assert_eq!(
         urls(&d),
@@ -111,15 +111,17 @@ fn script_urls_are_counted_not_keyed_unless_asked() {
             "<javascript: URL not keyed>",
             "<data: URL not keyed>",
             "mailto:a@b",
+            // the scheme as the URL parser reads it (it removes tabs and newlines)
+            "<javascript: URL not keyed>",
             "<about: URL not keyed>"
         ]
     );
-    assert_eq!((d.stats.not_keyed, d.stats.resolved), (3, 1));
+    assert_eq!((d.stats.not_keyed, d.stats.resolved), (4, 1));
     let all = DocumentOptions {
         all_schemes: true,
         ..at("http://ex.com/")
     };
-    assert_eq!(read_document(page, &all).stats.resolved, 4);
+    assert_eq!(read_document(page, &all).stats.resolved, 5);
 }
 
 #[test]
