@@ -5,7 +5,7 @@ use crate::line_io::{self, InputArg, LineArgs, Reply};
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
 use linksieve_iri::{
-    Comparison, InputMode, KeyForm, NormalizeOptions, Redirects, Rules, Rung, compare_str,
+    Comparison, InputMode, KeyForm, NormalizeOptions, Profile, Redirects, Rules, Rung, compare_str,
     normalize_str,
 };
 use std::io::Write;
@@ -73,6 +73,17 @@ pub struct LadderArgs {
     /// Redirects seen by a crawler, `FROM<TAB>TO` per line (needs --level protocol).
     #[arg(long, value_name = "FILE")]
     redirects: Option<PathBuf>,
+    /// Make the keys another canonicalizer makes, byte for byte: w3lib, urlcanon-semantic,
+    /// urlcanon-aggressive, surt-ia, crawler-commons or gsb, with options as
+    /// `NAME:KEY=VALUE,...` (docs/profiles.md). The profile reads each link as its library
+    /// does; with `compare` it is the last step after the ladder.
+    #[arg(long, value_name = "NAME[:OPTS]", value_parser = parse_profile)]
+    profile: Option<Profile>,
+}
+
+/// `--profile`'s value, checked by clap (an unknown name or option is a usage error).
+fn parse_profile(s: &str) -> Result<Profile, String> {
+    Profile::parse(s).map_err(|e| e.to_string())
 }
 
 /// `linksieve normalize`.
@@ -132,10 +143,14 @@ pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<
     if rung != Rung::Protocol && (l.rules.is_some() || l.redirects.is_some()) {
         bail!("--rules and --redirects apply at the protocol rung: add --level protocol");
     }
+    if l.profile.is_some() && form != KeyForm::Uri {
+        bail!("--profile makes keys in its library's own form: leave out --form");
+    }
     let mut opts = NormalizeOptions {
         rung,
         form,
         nfc: l.nfc,
+        profile: l.profile,
         ..Default::default()
     };
     if let Some(path) = &l.rules {
@@ -174,7 +189,9 @@ pub fn normalize(a: &NormalizeArgs) -> Result<ExitCode> {
 }
 
 /// Runs `linksieve compare`: `equivalent at <rung>` (exit 0), `different up to <rung>` (exit
-/// 1); an input without a key is reported on stderr (exit 2).
+/// 1); with `--profile`, keys that differ up to the rung are compared under the profile last
+/// (`equivalent under profile <name>`, exit 0, or `different up to profile <name>`, exit 1);
+/// an input without a key is reported on stderr (exit 2).
 pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     let mode: InputMode = a.input.into();
     let opts = options(&a.ladder, mode, KeyForm::Uri)?;
@@ -198,12 +215,20 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     if a.explain {
         write!(out, "{}", explain(&c))?;
     }
-    Ok(match c.equivalent_at {
-        Some(rung) => {
+    Ok(match (c.equivalent_at, &c.profile) {
+        (Some(rung), _) => {
             writeln!(out, "equivalent at {rung}")?;
             ExitCode::SUCCESS
         }
-        None => {
+        (None, Some(p)) if p.equal() => {
+            writeln!(out, "equivalent under profile {}", p.profile)?;
+            ExitCode::SUCCESS
+        }
+        (None, Some(p)) => {
+            writeln!(out, "different up to profile {}", p.profile)?;
+            ExitCode::from(1)
+        }
+        (None, None) => {
             writeln!(out, "different up to {}", opts.rung)?;
             ExitCode::from(1)
         }
@@ -225,6 +250,19 @@ fn explain(c: &Comparison) -> String {
             out.push_str(&format!("{rung:<9} {name}  {}{changed}\n", r.keys[i]));
         }
         let verdict = if r.equal() { "equal" } else { "different" };
+        out.push_str(&format!("{:<9} => {verdict}\n", ""));
+    }
+    // the profile, last: above the ladder
+    if let Some(p) = &c.profile {
+        out.push_str(&format!(
+            "profile {} ({})\n",
+            p.profile,
+            p.profile.kind.version()
+        ));
+        for (i, name) in ["A", "B"].into_iter().enumerate() {
+            out.push_str(&format!("{:<9} {name}  {}\n", "", p.keys[i]));
+        }
+        let verdict = if p.equal() { "equal" } else { "different" };
         out.push_str(&format!("{:<9} => {verdict}\n", ""));
     }
     out

@@ -152,6 +152,11 @@ pub struct KeyIdentity {
     pub form: String,
     /// The `version` of the `--rules` file (0 without one).
     pub ruleset_version: u32,
+    /// The profile, its options and the version it reproduces ([`Profile::identity`]), when
+    /// the keys are a profile's.
+    ///
+    /// [`Profile::identity`]: linksieve_iri::Profile::identity
+    pub profile: Option<String>,
 }
 
 impl KeyIdentity {
@@ -169,21 +174,31 @@ impl KeyIdentity {
             rung: opts.rung.name().to_owned(),
             form: opts.form.name().to_owned(),
             ruleset_version: opts.rules.as_ref().map_or(0, |r| r.version),
+            profile: opts.profile.as_ref().map(|p| p.identity()),
         }
     }
 
-    /// What a persistent store records of it (the hash version is the store's own).
+    /// What a persistent store records of it (the hash version is the store's own). The keys
+    /// of a profile are recorded with the rung `profile <identity>` and the form `profile`:
+    /// the profile's name, options and version, which a store of ladder keys never matches.
     ///
     /// ```
-    /// let id = linksieve_pipeline::seen::KeyIdentity::of(&Default::default());
-    /// assert_eq!(id.store().rung, "scheme");
+    /// use linksieve_iri::NormalizeOptions;
+    /// use linksieve_pipeline::seen::KeyIdentity;
+    /// assert_eq!(KeyIdentity::of(&Default::default()).store().rung, "scheme");
+    /// let o = NormalizeOptions { profile: Some("w3lib".parse().unwrap()), ..Default::default() };
+    /// assert!(KeyIdentity::of(&o).store().rung.starts_with("profile w3lib@w3lib 2.5.0"));
     /// ```
     pub fn store(&self) -> StoreIdentity {
-        StoreIdentity::new(&self.rung, &self.form, self.ruleset_version)
+        match &self.profile {
+            Some(p) => StoreIdentity::new(&format!("profile {p}"), "profile", 0),
+            None => StoreIdentity::new(&self.rung, &self.form, self.ruleset_version),
+        }
     }
 
-    /// One JSON object: `hash`, `hash_version`, `rung`, `form`, `ruleset_version` (the output
-    /// of `linksieve identity`, which the Spark driver compares field by field).
+    /// One JSON object: `hash`, `hash_version`, `rung`, `form`, `ruleset_version` and
+    /// `profile` (`null`, or the profile's name, options and version) (the output of
+    /// `linksieve identity`, which the Spark driver compares field by field).
     ///
     /// ```
     /// let id = linksieve_pipeline::seen::KeyIdentity::of(&Default::default());
@@ -197,6 +212,7 @@ impl KeyIdentity {
             "rung": self.rung,
             "form": self.form,
             "ruleset_version": self.ruleset_version,
+            "profile": self.profile,
         })
         .to_string()
     }

@@ -341,6 +341,23 @@ impl Worker<'_> {
         }
         let chosen = self.keyer.options().rung;
         let start = self.out.text.len();
+        if self.keyer.options().profile.is_some() {
+            // A profile sits above the ladder: its key comes from the text alone, and a
+            // duplicate is caught either as the same text or by the profile (counted at the
+            // chosen rung).
+            if let Err(e) = self.keyer.key_into(text, legacy, &mut self.out.text) {
+                self.reject(&e, original, offset, line);
+                return;
+            }
+            let reached = if self.out.text[start..] == *text {
+                Rung::String
+            } else {
+                chosen
+            };
+            let i = push_item(&mut self.out, found, fp_text, start, [fp_text; 3], reached);
+            self.repeats.0.insert(hash, i);
+            return;
+        }
         // The climb's fast path: a link that is its own key at the chosen rung is its own key
         // at every rung below (a fixed point propagates down the ladder;
         // crates/iri/tests/ladder_properties.rs), so no rung below needs computing.
@@ -357,13 +374,7 @@ impl Worker<'_> {
         // `reached`).
         let climb = &mut self.climb;
         if let Err(e) = self.keyer.climb(text, legacy, climb) {
-            self.out.rejected.push(Rejected {
-                reason: reason(&e),
-                error: e.to_string(),
-                original: original.to_owned(),
-                offset,
-                line,
-            });
+            self.reject(&e, original, offset, line);
             return;
         }
         self.out.text.push_str(climb.top());
@@ -397,6 +408,19 @@ impl Worker<'_> {
         };
         let i = push_item(&mut self.out, found, fp_text, start, lower, reached);
         self.repeats.0.insert(hash, i);
+    }
+}
+
+impl Worker<'_> {
+    /// Records a link that has no key.
+    fn reject(&mut self, e: &NormalizeError, original: &str, offset: u64, line: u64) {
+        self.out.rejected.push(Rejected {
+            reason: reason(e),
+            error: e.to_string(),
+            original: original.to_owned(),
+            offset,
+            line,
+        });
     }
 }
 
@@ -470,5 +494,8 @@ pub(super) fn reason(e: &NormalizeError) -> String {
         },
         NormalizeError::Input { source, .. } => source.to_string(),
         NormalizeError::Relative { .. } => "relative reference (no scheme)".to_owned(),
+        NormalizeError::Profile { source, .. } => {
+            format!("{} profile: {}", source.profile, source.reason)
+        }
     }
 }

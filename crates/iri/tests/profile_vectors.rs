@@ -1,0 +1,167 @@
+//! The profiles on their peers' own test vectors (`testdata/normalize`): each case either passes
+//! or is listed, with its reason, in `testdata/normalize/profile-expectations/<profile>.tsv`; a
+//! listed case that passes fails the test too, so the lists stay exact. Each profile must pass
+//! at least 99% of its cases.
+//!
+//! Which vectors belong to which profile ([`profile_of`]): w3lib's `canonicalize_url` asserts
+//! (their keyword arguments become profile options), urlcanon's `semantic_precise` and
+//! `aggressive` tables, the SURT-key cases of the `surt` package and of urlcanon's `surt.json`
+//! (for `surt-ia`), urlcanon's Google Safe Browsing cases plus the Go reference's own tests (for
+//! `gsb`), and crawler-commons' own Java tests. Cases that test one internal function of a
+//! library (`attemptIPFormats`, `alphaReorderQuery`...) are not profile cases.
+
+use linksieve_iri::{Profile, ProfileKind};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+mod common;
+use common::{expectations, testdata};
+
+/// The profile a case of `file` with `op` tests, as a `--profile` spec; `Some(Err(why))` for a
+/// case of the profile's library that needs an option the profile does not offer (it fails,
+/// and must be listed), `None` for a case that is not a profile case.
+fn profile_of(file: &str, op: &str) -> Option<(ProfileKind, Result<String, String>)> {
+    let kwargs = |prefix: &str, name: &str| -> Result<String, String> {
+        let args = op.strip_prefix(prefix).unwrap_or_default();
+        let args = args.trim_start_matches('(').trim_end_matches(')');
+        let mut spec = name.to_owned();
+        let mut sep = ':';
+        for kv in args.split(", ").filter(|s| !s.is_empty()) {
+            let (k, v) = kv.split_once('=').ok_or_else(|| kv.to_owned())?;
+            let v = match v {
+                "True" => "true".to_owned(),
+                "False" => "false".to_owned(),
+                v if v.starts_with('\'') => v.trim_matches('\'').to_owned(),
+                _ => return Err(format!("argument {kv}")),
+            };
+            spec.push_str(&format!("{sep}{k}={v}"));
+            sep = ',';
+        }
+        Ok(spec)
+    };
+    use ProfileKind::*;
+    Some(match file {
+        "w3lib-canonicalize-url.jsonl" => (W3lib, kwargs("w3lib.url.canonicalize_url", "w3lib")),
+        "urlcanon-semantic-precise.jsonl" => (UrlcanonSemantic, Ok("urlcanon-semantic".into())),
+        "urlcanon-aggressive.jsonl" => (UrlcanonAggressive, Ok("urlcanon-aggressive".into())),
+        "surt-python.jsonl" if op.starts_with("surt.surt") => {
+            (SurtIa, kwargs("surt.surt", "surt-ia"))
+        }
+        "urlcanon-surt.jsonl" if op.starts_with("surt (IA default") => {
+            (SurtIa, Ok("surt-ia".into()))
+        }
+        "urlcanon-surt.jsonl" if op.starts_with("google-safebrowsing-canonicalizer") => {
+            (Gsb, Ok("gsb".into()))
+        }
+        "safebrowsing-urls.jsonl" => (Gsb, Ok(op.to_owned())),
+        "crawler-commons-basic-url-normalizer.jsonl" => (CrawlerCommons, Ok(op.to_owned())),
+        _ => return None,
+    })
+}
+
+/// A case's input bytes (`input_hex` where the input is not UTF-8).
+fn input_bytes(v: &Value) -> Vec<u8> {
+    match v["input_hex"].as_str() {
+        Some(hex) => (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+            .collect(),
+        None => v["input"].as_str().expect("input").as_bytes().to_vec(),
+    }
+}
+
+/// Runs every case of one profile; returns (passed, total, problems).
+fn run(kind: ProfileKind) -> (usize, usize, Vec<String>) {
+    let listed = expectations(&format!("profile-expectations/{}.tsv", kind.name()));
+    let mut seen = BTreeMap::new();
+    let mut files: Vec<_> = std::fs::read_dir(testdata())
+        .expect("testdata/normalize")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    let (mut passed, mut total, mut problems) = (0, 0, Vec::new());
+    for f in files {
+        let name = f.file_name().expect("name").to_string_lossy().into_owned();
+        for line in std::fs::read_to_string(&f).expect("vectors").lines() {
+            let v: Value = serde_json::from_str(line).expect("JSON line");
+            let op = v["op"].as_str().unwrap_or_default();
+            let Some((k, spec)) = profile_of(&name, op) else {
+                continue;
+            };
+            if k != kind {
+                continue;
+            }
+            let id = v["id"].as_str().expect("id").to_owned();
+            assert!(seen.insert(id.clone(), ()).is_none(), "{id} twice");
+            total += 1;
+            let expected = v["expected"].as_str();
+            let got = spec.and_then(|s| {
+                let p = Profile::parse(&s).map_err(|e| e.to_string())?;
+                let mut out = String::new();
+                match p.canonicalize_bytes_into(&input_bytes(&v), &mut out) {
+                    Ok(()) => Ok(Some(out)),
+                    Err(_) => Ok(None),
+                }
+            });
+            let ok = matches!(&got, Ok(g) if g.as_deref() == expected);
+            match (ok, listed.contains_key(&id)) {
+                (true, false) => passed += 1,
+                (true, true) => problems.push(format!("{id}: listed, but passes")),
+                (false, true) => {}
+                (false, false) => problems.push(format!(
+                    "{id}: {:?} -> got {got:?}, expected {expected:?}",
+                    v["input"].as_str().unwrap_or_default()
+                )),
+            }
+        }
+    }
+    for id in listed.keys() {
+        if !seen.contains_key(id) {
+            problems.push(format!("{id}: listed, but no such case"));
+        }
+    }
+    (passed, total, problems)
+}
+
+/// Each profile: no unlisted failure, no listed pass, at least 99% passed.
+fn check(kind: ProfileKind) {
+    let (passed, total, problems) = run(kind);
+    eprintln!("{kind}: {passed}/{total} vectors pass");
+    common::assert_no_problems(&problems);
+    assert!(total > 0, "{kind}: no vectors");
+    assert!(
+        passed * 100 >= total * 99,
+        "{kind}: {passed}/{total} pass, under 99%"
+    );
+}
+
+#[test]
+fn w3lib() {
+    check(ProfileKind::W3lib);
+}
+
+#[test]
+fn urlcanon_semantic() {
+    check(ProfileKind::UrlcanonSemantic);
+}
+
+#[test]
+fn urlcanon_aggressive() {
+    check(ProfileKind::UrlcanonAggressive);
+}
+
+#[test]
+fn surt_ia() {
+    check(ProfileKind::SurtIa);
+}
+
+#[test]
+fn crawler_commons() {
+    check(ProfileKind::CrawlerCommons);
+}
+
+#[test]
+fn gsb() {
+    check(ProfileKind::Gsb);
+}
