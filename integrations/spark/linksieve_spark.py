@@ -6,6 +6,7 @@ Submit with the linksieve binary shipped to every executor:
     spark-submit --files /path/to/linksieve linksieve_spark.py \\
         --input PATH[,PATH...] --out DIR [--seen DIR] \\
         [--level string|syntax|scheme|protocol] [--form uri|iri|surt] [--rules FILE] \\
+        [--profile NAME[:OPTS]] \\
         [--partitions N] [--tsv]
 
 What happens:
@@ -31,7 +32,7 @@ What happens:
 4. With ``--seen DIR``: a Parquet set of the keys written by earlier runs (column ``key``: 16-byte
    binary, or 32 hex digits) and a sidecar ``DIR/_linksieve_identity.json`` (the output of
    ``linksieve identity`` for the options used). A run whose identity differs in hash, hash
-   version, rung, form or rule-set version is refused before any work (exit status 3), as the
+   version, rung, form, rule-set version or profile is refused before any work (exit status 3), as the
    local persistent store refuses to open. New keys are the run's keys left-anti-joined with the
    set; they are written to ``--out`` first and only then appended to the set.
 5. ``--out DIR`` (must not exist) gets the new canonical keys, one per line, sorted by code point
@@ -60,7 +61,7 @@ import time
 
 IDENTITY_FILE = "_linksieve_identity.json"
 # The fields of `linksieve identity` that decide whether two runs' keys may be compared.
-IDENTITY_FIELDS = ("hash", "hash_version", "rung", "form", "ruleset_version")
+IDENTITY_FIELDS = ("hash", "hash_version", "rung", "form", "ruleset_version", "profile")
 EXIT_USAGE = 2
 EXIT_SEEN_MISMATCH = 3
 
@@ -123,13 +124,15 @@ def _local_binary(name: str) -> str:
     return path
 
 
-def _key_options(level: str, form: str, rules: str | None) -> list[str]:
+def _key_options(level: str, form: str, rules: str | None, profile: str | None) -> list[str]:
     """The options that decide the keys, for `run` and `identity` alike (executor side)."""
     from pyspark import SparkFiles
 
     opts = ["--level", level, "--form", form]
     if rules:
         opts += ["--rules", SparkFiles.get(rules)]
+    if profile:
+        opts += ["--profile", profile]
     return opts
 
 
@@ -149,7 +152,9 @@ def _sort_key(provenance: str, files: dict[str, str]):
     return (1, provenance, 0, 0)
 
 
-def make_partition_runner(level: str, form: str, rules: str | None, files_acc, rows_acc):
+def make_partition_runner(
+    level: str, form: str, rules: str | None, profile: str | None, files_acc, rows_acc
+):
     """The mapPartitions function: (path, bytes) pairs in, (key, value) rows out.
 
     The value is ``(sort_key, canonical, original, provenance)``, fields as linksieve escaped
@@ -174,7 +179,7 @@ def make_partition_runner(level: str, form: str, rules: str | None, files_acc, r
             files = {local: path for path, local in written}
             files_acc.add(len(written))
             cmd = [binary, "run", "--format", "tsv", "-q", "-j", "1"]
-            cmd += _key_options(level, form, rules)
+            cmd += _key_options(level, form, rules, profile)
             cmd += ["--"] + [local for _, local in written]
             with open(os.path.join(tmp, "stderr"), "w+b") as err:
                 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err)
@@ -218,12 +223,12 @@ def _first(a, b):
     return a if (a[0], a[2]) <= (b[0], b[2]) else b
 
 
-def identity_of(sc, level: str, form: str, rules: str | None) -> dict:
+def identity_of(sc, level: str, form: str, rules: str | None, profile: str | None) -> dict:
     """`linksieve identity` for these options, run by an executor (the binary that makes keys)."""
 
     def ident(_):
         binary = _local_binary("linksieve")
-        cmd = [binary, "identity"] + _key_options(level, form, rules)
+        cmd = [binary, "identity"] + _key_options(level, form, rules, profile)
         proc = subprocess.run(cmd, capture_output=True)
         if proc.returncode != 0:
             raise RuntimeError(
@@ -352,6 +357,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="protocol-rung rules (TOML, needs --level protocol); shipped to the executors",
     )
     p.add_argument(
+        "--profile",
+        metavar="NAME[:OPTS]",
+        help="make the keys another canonicalizer makes (w3lib, urlcanon-semantic, "
+        "urlcanon-aggressive, surt-ia, crawler-commons, gsb; docs/profiles.md)",
+    )
+    p.add_argument(
         "--partitions",
         type=int,
         metavar="N",
@@ -403,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         seen_fs = None
         ident = None
         if args.seen:
-            ident = identity_of(sc, args.level, args.form, rules)
+            ident = identity_of(sc, args.level, args.form, rules, args.profile)
             seen_fs = _HadoopFs(spark, args.seen)
             reason = check_seen_identity(seen_fs, args.seen, ident)
             if reason:
@@ -433,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
         inputs = sc.binaryFiles(args.input, minPartitions=parts)
         n_parts = inputs.getNumPartitions()
         rows = inputs.mapPartitions(
-            make_partition_runner(args.level, args.form, rules, files_acc, rows_acc)
+            make_partition_runner(args.level, args.form, rules, args.profile, files_acc, rows_acc)
         )
         # Exact dedup through the shuffle: one row per 128-bit key, the first occurrence.
         unique = rows.reduceByKey(_first).map(

@@ -148,6 +148,8 @@ def test_profile_matches_library(profile, urls, linksieve, tmp_path):
         assert same * 1000 >= len(inputs) * 999, (
             f"{profile} on {source}: {same}/{len(inputs)} identical, under 99.9%"
         )
+    every = {u for source in SOURCES for u in urls[source]}
+    problems += [f"listed, but in no source: {u!r}" for u in known if u not in every]
     if os.environ.get("LINKSIEVE_PROFILE_DIFFS"):
         with open(os.environ["LINKSIEVE_PROFILE_DIFFS"], "a", encoding="utf-8") as f:
             for d in found:
