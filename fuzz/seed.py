@@ -11,6 +11,7 @@ adds nothing). The layouts follow the targets (fuzz/src/*.rs):
 - parse:     the text; `base\\ninput` for resolution vectors
 - convert:   one option byte, then the text
 - normalize: one option byte, then `input\\nexpected` (a pair the vectors call equivalent)
+- profile:   one option byte, then the input (its exact bytes where `input_hex` gives them)
 - scan:      one option byte (encoding, modes), one chunking byte, then the text encoded
 - pipeline:  one option byte, then about 12 KB of extraction inputs, one per line (several
              of the pipeline's 4 KiB chunks)
@@ -49,7 +50,7 @@ def records(pattern):
 
 def main():
     root, corpus = sys.argv[1], sys.argv[2]
-    dirs = {t: os.path.join(corpus, t) for t in ["parse", "convert", "normalize", "scan", "pipeline", "differential"]}
+    dirs = {t: os.path.join(corpus, t) for t in ["parse", "convert", "normalize", "profile", "scan", "pipeline", "differential"]}
     for d in dirs.values():
         os.makedirs(d, exist_ok=True)
     counts = dict.fromkeys(dirs, 0)
@@ -73,6 +74,8 @@ def main():
         counts["convert"] += write(dirs["convert"], flag + inp.encode("utf-8", "surrogatepass"))
         pair = inp + ("\n" + exp if exp else "")
         counts["normalize"] += write(dirs["normalize"], bytes([n % 16]) + pair.encode("utf-8", "surrogatepass"))
+        raw = bytes.fromhex(r["input_hex"]) if isinstance(r.get("input_hex"), str) else inp.encode("utf-8", "surrogatepass")
+        counts["profile"] += write(dirs["profile"], bytes([n % 8]) + raw)
     batch, files = [], 0
     for r in records(os.path.join(root, "testdata/extract/*.jsonl")):
         if isinstance(r.get("input"), str):

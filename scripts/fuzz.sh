@@ -79,7 +79,7 @@ flags_for() {
     case $1 in
     scan) echo "-max_len=8192 -dict=fuzz/dict/scan.dict" ;;
     pipeline | differential) echo "-max_len=16384 -dict=fuzz/dict/scan.dict" ;;
-    parse | convert | normalize) echo "-max_len=1024 -dict=fuzz/dict/iri.dict" ;;
+    parse | convert | normalize | profile) echo "-max_len=1024 -dict=fuzz/dict/iri.dict" ;;
     *) echo "-max_len=4096" ;;
     esac
 }

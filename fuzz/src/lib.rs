@@ -8,6 +8,8 @@
 //! - [`normalize`]: every rung and key form, with and without NFC and rules, in every input
 //!   mode: idempotence, composition up the ladder, monotonicity on pairs, `uri` keys ASCII
 //!   URIs, `from_surt` inverting `surt`, and `compare` agreeing with the keys.
+//! - [`profile`]: every profile on arbitrary bytes: no panic, the output contract, text and
+//!   bytes agreeing.
 //! - [`scan`]: arbitrary bytes in eight encodings: the same hits and counters for two chunkings
 //!   as for the whole input, hits in order inside the input, every hit an IRI, LEIRI or Web
 //!   Address without U+FFFD.
@@ -21,6 +23,7 @@ pub mod convert;
 pub mod differential;
 pub mod normalize;
 pub mod parse;
+pub mod profile;
 #[cfg(feature = "pipeline")]
 pub mod pipeline;
 pub mod scan;
