@@ -1,0 +1,215 @@
+//! Properties of the profiles (issue #21): each profile that writes URLs is idempotent,
+//! `p(p(x)) == p(x)`, on the real URL list, the Apache log's Referers, every vector input and
+//! generated URL-shaped strings; `surt-ia` writes SURTs, not URLs, so its property is that the
+//! key does not depend on what its own canonicalization already did (the key of a URL and of that
+//! URL with the scheme upper-cased, the host upper-cased and a default port are equal). No
+//! profile panics on arbitrary bytes (also the `profile` fuzz target).
+
+use linksieve_iri::{Profile, ProfileKind};
+use proptest::prelude::*;
+
+mod common;
+
+/// The profiles whose keys are URLs.
+const URL_PROFILES: [ProfileKind; 5] = [
+    ProfileKind::W3lib,
+    ProfileKind::UrlcanonSemantic,
+    ProfileKind::UrlcanonAggressive,
+    ProfileKind::CrawlerCommons,
+    ProfileKind::Gsb,
+];
+
+/// The real inputs: the kasztp list, the Apache log's Referers, every vector input.
+fn real_inputs() -> Vec<String> {
+    let data = common::testdata().join("../corpora/data");
+    let list = std::fs::read_to_string(data.join("url-list-kasztp.txt")).expect("kasztp list");
+    let mut v: Vec<String> = list
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let log = std::fs::read_to_string(data.join("apache_logs.log")).expect("apache log");
+    for line in log.lines() {
+        // the Referer: the second-to-last quoted field
+        let fields: Vec<&str> = line.split('"').collect();
+        if fields.len() >= 6 {
+            let r = fields[fields.len() - 4];
+            if r != "-" && !r.is_empty() {
+                v.push(r.to_owned());
+            }
+        }
+    }
+    for f in std::fs::read_dir(common::testdata()).expect("testdata") {
+        let p = f.expect("entry").path();
+        if p.extension().is_some_and(|e| e == "jsonl") {
+            for line in std::fs::read_to_string(&p).expect("vectors").lines() {
+                let j: serde_json::Value = serde_json::from_str(line).expect("json");
+                if let Some(s) = j["input"].as_str() {
+                    v.push(s.to_owned());
+                }
+            }
+        }
+    }
+    v
+}
+
+/// `p(p(x)) == p(x)` for `x`, when `p(x)` is a key.
+fn idempotent(p: &Profile, x: &str) -> Result<(), String> {
+    let Ok(k) = p.canonicalize(x) else {
+        return Ok(());
+    };
+    match p.canonicalize(&k) {
+        Ok(k2) if k2 == k => Ok(()),
+        other => Err(format!("{p}: {x:?} -> {k:?} -> {other:?}")),
+    }
+}
+
+#[test]
+fn url_profiles_are_idempotent_on_real_inputs() {
+    let inputs = real_inputs();
+    assert!(inputs.len() > 50_000, "{} inputs", inputs.len());
+    let mut problems = Vec::new();
+    for kind in URL_PROFILES {
+        let p = Profile::new(kind);
+        problems.extend(inputs.iter().filter_map(|x| idempotent(&p, x).err()));
+    }
+    common::assert_no_problems(&problems);
+}
+
+#[test]
+fn surt_ia_keys_ignore_what_its_canonicalization_undoes() {
+    let p = Profile::new(ProfileKind::SurtIa);
+    let mut problems = Vec::new();
+    for x in real_inputs() {
+        let Some((scheme, rest)) = x.split_once("://") else {
+            continue;
+        };
+        let Some(host_end) = rest.find('/') else {
+            continue;
+        };
+        let (host, path) = rest.split_at(host_end);
+        let default = match scheme {
+            "http" => ":80",
+            "https" => ":443",
+            _ => continue,
+        };
+        if host.contains([':', '@']) || !host.is_ascii() {
+            continue;
+        }
+        let variant = format!(
+            "{}://{}{default}{path}",
+            scheme.to_ascii_uppercase(),
+            host.to_ascii_uppercase()
+        );
+        let (a, b) = (p.canonicalize(&x), p.canonicalize(&variant));
+        if a != b {
+            problems.push(format!("{x:?}: {a:?}, but {variant:?}: {b:?}"));
+        }
+    }
+    common::assert_no_problems(&problems);
+}
+
+/// URL-shaped strings: scheme, host (with case, `www.`, dots, IPv4 forms), port, a path with
+/// dot segments, escapes and odd characters, a query with repeats and blanks, a fragment.
+fn url_like() -> impl Strategy<Value = String> {
+    let scheme = prop::sample::select(vec!["http", "https", "HTTP", "ftp", "mailto", "file"]);
+    let host = prop::sample::select(vec![
+        "example.com",
+        "WWW.Example.COM",
+        "www2.example.com.",
+        "..a..b..",
+        "192.168.0.1",
+        "0x7f.1",
+        "3279880203",
+        "[::1]",
+        "xn--rsum-bpad.example",
+        "résumé.example",
+        "a%41b.example",
+        "",
+    ]);
+    let port = prop::sample::select(vec!["", ":80", ":443", ":8080", ":", ":0080"]);
+    let seg = prop::sample::select(vec![
+        "a",
+        "B",
+        ".",
+        "..",
+        "%2e",
+        "%7e",
+        "%7E",
+        "~",
+        "%20",
+        " ",
+        "%25",
+        "%",
+        "%zz",
+        "é",
+        "%C3%A9",
+        "%E9",
+        ";p=1",
+        "a+b",
+        "%2F",
+        "index.html",
+        "jsessionid=0123456789abcdef0123456789abcdef",
+        "",
+    ]);
+    let pair = prop::sample::select(vec![
+        "a=1",
+        "b=2",
+        "a=2",
+        "a",
+        "a=",
+        "=",
+        "&",
+        "%20=%2B",
+        "q=a+b",
+        "x=%E9",
+        "é=ü",
+        "utm_source=x",
+        "PHPSESSID=0123456789abcdef0123456789abcdef",
+        "sid=1",
+    ]);
+    (
+        scheme,
+        host,
+        port,
+        prop::collection::vec(seg, 0..5),
+        prop::option::of(prop::collection::vec(pair, 0..4)),
+        prop::option::of(prop::sample::select(vec!["", "f", "!x/y", "%20"])),
+    )
+        .prop_map(|(s, h, port, segs, q, f)| {
+            let mut u = format!("{s}://{h}{port}");
+            for g in segs {
+                u.push('/');
+                u.push_str(g);
+            }
+            if let Some(q) = q {
+                u.push('?');
+                u.push_str(&q.join("&"));
+            }
+            if let Some(f) = f {
+                u.push('#');
+                u.push_str(f);
+            }
+            u
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn url_profiles_are_idempotent_on_generated_urls(x in url_like()) {
+        for kind in URL_PROFILES {
+            let r = idempotent(&Profile::new(kind), &x);
+            prop_assert!(r.is_ok(), "{}", r.unwrap_err());
+        }
+    }
+
+    #[test]
+    fn no_profile_panics(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        for kind in ProfileKind::ALL {
+            let mut out = String::new();
+            let _ = Profile::new(kind).canonicalize_bytes_into(&bytes, &mut out);
+        }
+    }
+}
