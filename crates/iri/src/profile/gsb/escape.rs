@@ -89,7 +89,11 @@ pub(crate) fn escape_into(s: &[u8], upper: bool, out: &mut Vec<u8>) {
     for (i, &b) in s.iter().enumerate() {
         if needs_escape(b) {
             out.extend_from_slice(&s[start..i]);
-            out.extend_from_slice(&[b'%', digits[usize::from(b >> 4)], digits[usize::from(b & 15)]]);
+            out.extend_from_slice(&[
+                b'%',
+                digits[usize::from(b >> 4)],
+                digits[usize::from(b & 15)],
+            ]);
             start = i + 1;
         }
     }

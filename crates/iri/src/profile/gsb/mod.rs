@@ -291,7 +291,13 @@ fn parse_ip_address(host: &[u8], buf: &mut [u8; 15]) -> Option<usize> {
             len += 1;
         }
         let s = [b / 100, b / 10 % 10, b % 10];
-        let skip = if *b >= 100 { 0 } else if *b >= 10 { 1 } else { 2 };
+        let skip = if *b >= 100 {
+            0
+        } else if *b >= 10 {
+            1
+        } else {
+            2
+        };
         for d in &s[skip..] {
             buf[len] = b'0' + d;
             len += 1;

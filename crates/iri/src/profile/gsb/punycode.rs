@@ -189,6 +189,9 @@ mod tests {
         assert_eq!(out, b"n3h");
         assert!(decode(b"-abc").is_none());
         assert_eq!(decode(b"abc-").unwrap(), vec![97, 98, 99]);
-        assert_eq!(runes(b"a\xff\xc3\xbc").collect::<Vec<_>>(), vec![97, 0xFFFD, 0xFC]);
+        assert_eq!(
+            runes(b"a\xff\xc3\xbc").collect::<Vec<_>>(),
+            vec![97, 0xFFFD, 0xFC]
+        );
     }
 }
