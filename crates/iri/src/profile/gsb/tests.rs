@@ -31,7 +31,7 @@ fn rules() {
         ("http://276.2.3/", Some("http://20.2.0.3/")),
         ("http://1.2.3.00x0/", Some("http://1.2.3.00x0/")),
         ("http://0x10xa/", Some("http://0x10xa/")),
-        ("http://10.192.95.89 xy/", Some("http://10.192.95.89/")),
+        ("http://10.192.95.89 xy/", Some("http://10.192.95.89%20xy/")),
         ("http://a.com/a/./b/../c//d/", Some("http://a.com/a/c/d/")),
         ("HTTP://A.com", Some("HTTP://a.com/")),
         ("mailto:a@b.c", None),
