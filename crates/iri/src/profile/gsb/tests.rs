@@ -1,0 +1,71 @@
+//! The `gsb` rules one by one, and idempotence.
+
+use super::*;
+
+fn gsb(s: &str) -> Option<String> {
+    let mut out = String::new();
+    canonicalize(s.as_bytes(), &mut out).ok().map(|()| out)
+}
+
+#[test]
+fn rules() {
+    let cases = [
+        ("http://host/%25%32%35", Some("http://host/%25")),
+        ("http://3279880203/blah", Some("http://195.127.0.11/blah")),
+        ("http://www.google.com.../", Some("http://www.google.com/")),
+        (
+            "http://www.google.com/q?r?s",
+            Some("http://www.google.com/q"),
+        ),
+        (
+            "http://www.gotaport.com:1234/",
+            Some("http://www.gotaport.com/"),
+        ),
+        ("http://user@a.com/", Some("http://a.com/")),
+        ("http://\x01\u{80}.com/", Some("http://xn--\u{1}-ba.com/")),
+        (
+            "http://www.\u{fc}mlat.com/",
+            Some("http://www.xn--mlat-zra.com/"),
+        ),
+        ("http://12.0x12.01234/", Some("http://12.18.2.156/")),
+        ("http://276.2.3/", Some("http://20.2.0.3/")),
+        ("http://1.2.3.00x0/", Some("http://1.2.3.00x0/")),
+        ("http://0x10xa/", Some("http://0x10xa/")),
+        ("http://10.192.95.89 xy/", Some("http://10.192.95.89%20xy/")),
+        ("http://a.com/a/./b/../c//d/", Some("http://a.com/a/c/d/")),
+        ("HTTP://A.com", Some("HTTP://a.com/")),
+        ("mailto:a@b.c", None),
+        ("http:///x", None),
+        ("", None),
+        ("http://[::1/", None),
+        ("http://xn--zz\u{fc}.com/", None),
+    ];
+    for (input, want) in cases {
+        assert_eq!(gsb(input).as_deref(), want, "{input:?}");
+    }
+}
+
+#[test]
+fn too_recursive() {
+    let deep = format!("http://a/%{}", "25".repeat(1023));
+    assert_eq!(gsb(&deep).as_deref(), Some("http://a/%25"));
+    let deeper = format!("http://a/%{}", "25".repeat(1024));
+    assert_eq!(gsb(&deeper), None);
+}
+
+#[test]
+fn idempotent() {
+    let inputs = [
+        "http://%31%36%38%2e%31%38%38%2e%39%39%2e%32%36/%2E%73%65%63%75%72%65/",
+        "http://host%23.com/%257Ea%2521b%2540c%2523d",
+        "  http://www.GOOgle.com/a/../b/./c//?q#f  ",
+        "http://B\u{fc}cher.ch:8080/x y",
+        "http://%20leadingspace.com/",
+        "http://0x12.0x43.0x44.0x01/",
+        "ftp://ftp.myfiles.com/%%%25",
+    ];
+    for input in inputs {
+        let once = gsb(input).unwrap();
+        assert_eq!(gsb(&once).as_deref(), Some(once.as_str()), "{input:?}");
+    }
+}
