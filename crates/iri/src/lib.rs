@@ -55,7 +55,10 @@ pub use parse::{
     Component, Grammar, HostKind, IriRef, ParseError, ParseErrorKind, Parts, Spans, parse_ipv4,
     parse_ipv6, validate,
 };
-pub use profile::{Profile, ProfileError, ProfileKind, ProfileOptions, ProfileSpecError};
+pub use profile::{
+    IdnNormalization, Profile, ProfileError, ProfileKind, ProfileOptions, ProfileSpecError,
+    QueryParamNames,
+};
 pub use resolve::{ResolveError, Strictness, remove_dot_segments};
 pub use scheme_table::{SchemeInfo, scheme_info, scheme_table};
 pub use whatwg::{WebError, WebHost, WebUrl, parse_web};

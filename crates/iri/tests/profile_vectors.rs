@@ -100,7 +100,13 @@ fn run(kind: ProfileKind) -> (usize, usize, Vec<String>) {
             continue;
         }
         for line in std::fs::read_to_string(&f).expect("vectors").lines() {
-            let v: Value = serde_json::from_str(line).expect("JSON line");
+            let v: Value = match serde_json::from_str(line) {
+                Ok(v) => v,
+                // serde_json refuses the lone surrogates (`\ud900`) of the WPT files, which
+                // no profile reads.
+                Err(_) if name.starts_with("wpt-") => continue,
+                Err(e) => panic!("{name}: not a JSON line: {e}"),
+            };
             let op = v["op"].as_str().unwrap_or_default();
             let Some((k, spec)) = profile_of(&name, op) else {
                 continue;

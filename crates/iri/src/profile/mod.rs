@@ -34,6 +34,8 @@ mod w3lib;
 use std::fmt;
 use std::str::FromStr;
 
+pub use crawler_commons::{IdnNormalization, QueryParamNames};
+
 /// Which canonicalizer a [`Profile`] reproduces.
 ///
 /// ```
@@ -128,6 +130,7 @@ impl FromStr for ProfileKind {
 /// ```
 /// let o = linksieve_iri::ProfileOptions::default();
 /// assert!(!o.keep_fragments && o.keep_blank_values && o.host_massage);
+/// assert!(o.remove_params.is_empty());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProfileOptions {
@@ -145,6 +148,12 @@ pub struct ProfileOptions {
     pub with_scheme: bool,
     /// `surt-ia`: end the host part with a comma (`trailing_comma`, default false).
     pub trailing_comma: bool,
+    /// `crawler-commons`: what becomes of internationalized host names (`idn`:
+    /// `punycode`, the default, `unicode` or `none`; `idnNormalization`).
+    pub idn: IdnNormalization,
+    /// `crawler-commons`: the query parameters to drop (`remove_params`, names joined by `|`,
+    /// default none; `queryParamsToRemove`).
+    pub remove_params: QueryParamNames,
 }
 
 impl Default for ProfileOptions {
@@ -156,12 +165,14 @@ impl Default for ProfileOptions {
             host_massage: true,
             with_scheme: false,
             trailing_comma: false,
+            idn: IdnNormalization::Punycode,
+            remove_params: QueryParamNames::EMPTY,
         }
     }
 }
 
 /// The options each profile takes, by name.
-const PROFILE_OPTIONS: [(ProfileKind, &[&str]); 2] = [
+const PROFILE_OPTIONS: [(ProfileKind, &[&str]); 3] = [
     (
         ProfileKind::W3lib,
         &["keep_fragments", "keep_blank_values", "encoding"],
@@ -170,10 +181,11 @@ const PROFILE_OPTIONS: [(ProfileKind, &[&str]); 2] = [
         ProfileKind::SurtIa,
         &["host_massage", "with_scheme", "trailing_comma"],
     ),
+    (ProfileKind::CrawlerCommons, &["idn", "remove_params"]),
 ];
 
 /// A profile and its options: `NAME` or `NAME:KEY=VALUE,...` (`w3lib:keep_fragments=true`,
-/// `surt-ia:host_massage=false`).
+/// `surt-ia:host_massage=false`, `crawler-commons:remove_params=sid|jsessionid`).
 ///
 /// ```
 /// use linksieve_iri::{Profile, ProfileKind};
@@ -206,7 +218,8 @@ impl Profile {
     }
 
     /// Reads `NAME[:KEY=VALUE,...]`. A boolean is `true` or `false`; `encoding` is a WHATWG
-    /// encoding label.
+    /// encoding label; `idn` is `punycode`, `unicode` or `none`; `remove_params` is names
+    /// joined by `|` ([`QueryParamNames::parse`]).
     ///
     /// ```
     /// use linksieve_iri::Profile;
@@ -214,6 +227,9 @@ impl Profile {
     /// assert_eq!(p.options.encoding, encoding_rs::WINDOWS_1252);
     /// assert!(Profile::parse("w3lib:keep_fragments=yes").is_err());
     /// assert!(Profile::parse("nutch").is_err());
+    /// let p = Profile::parse("crawler-commons:idn=none,remove_params=sid|phpsessid").unwrap();
+    /// assert_eq!(p.to_string(), "crawler-commons:idn=none,remove_params=phpsessid|sid");
+    /// assert!(Profile::parse("crawler-commons:idn=ascii").is_err());
     /// ```
     pub fn parse(spec: &str) -> Result<Profile, ProfileSpecError> {
         let (name, opts) = spec.split_once(':').unwrap_or((spec, ""));
@@ -246,6 +262,10 @@ impl Profile {
                 "host_massage" => o.host_massage = flag()?,
                 "with_scheme" => o.with_scheme = flag()?,
                 "trailing_comma" => o.trailing_comma = flag()?,
+                "idn" => o.idn = IdnNormalization::from_name(value).ok_or_else(bad)?,
+                "remove_params" => {
+                    o.remove_params = QueryParamNames::parse(value).ok_or_else(bad)?
+                }
                 _ => {
                     o.encoding =
                         encoding_rs::Encoding::for_label(value.as_bytes()).ok_or_else(bad)?
@@ -301,7 +321,7 @@ impl Profile {
             ProfileKind::UrlcanonSemantic => urlcanon::semantic_precise(input, out),
             ProfileKind::UrlcanonAggressive => urlcanon::aggressive(input, out),
             ProfileKind::SurtIa => surt_ia::canonicalize(input, o, out),
-            ProfileKind::CrawlerCommons => crawler_commons::canonicalize(input, out),
+            ProfileKind::CrawlerCommons => crawler_commons::canonicalize(input, o, out),
             ProfileKind::Gsb => gsb::canonicalize(input, out),
         };
         r.map_err(|Reject { reason, offset }| {
@@ -358,6 +378,14 @@ impl fmt::Display for Profile {
                 "{sep}encoding={}",
                 o.encoding.name().to_ascii_lowercase()
             )?;
+            sep = ',';
+        }
+        if o.idn != d.idn {
+            write!(f, "{sep}idn={}", o.idn.name())?;
+            sep = ',';
+        }
+        if !o.remove_params.is_empty() {
+            write!(f, "{sep}remove_params={}", o.remove_params.as_str())?;
         }
         Ok(())
     }
@@ -394,7 +422,8 @@ pub enum ProfileSpecError {
     },
     /// The option's value is not one it takes.
     #[error(
-        "profile option {option}: bad value `{value}` (a boolean is true or false; encoding is a WHATWG label)"
+        "profile option {option}: bad value `{value}` (a boolean is true or false; encoding is a WHATWG label; idn is punycode, unicode or none; remove_params is names joined by |, {} bytes at most)",
+        QueryParamNames::CAPACITY
     )]
     BadValue {
         /// The option.
