@@ -8,8 +8,8 @@
 //! input as that library reads a string (not as the ladder's input modes do), and is named and
 //! versioned so that a store of its keys can refuse keys of another profile
 //! ([`Profile::identity`]). Every rule of each profile, and every place where it departs from
-//! RFC 3986 and the URL Standard, is written down in `docs/profiles/<profile>.md` (the index and which profile
-//! is safe for what: `docs/profiles.md`).
+//! RFC 3986 and the URL Standard, is written down in `docs/profiles/<profile>.md` (the index,
+//! and which profile is safe for what: `docs/profiles.md`).
 //!
 //! | profile | reproduces |
 //! |---|---|
