@@ -59,6 +59,17 @@ fn profile_of(file: &str, op: &str) -> Option<(ProfileKind, Result<String, Strin
     })
 }
 
+/// The vector files [`profile_of`] takes cases from.
+const PROFILE_FILES: [&str; 7] = [
+    "w3lib-canonicalize-url.jsonl",
+    "urlcanon-semantic-precise.jsonl",
+    "urlcanon-aggressive.jsonl",
+    "surt-python.jsonl",
+    "urlcanon-surt.jsonl",
+    "safebrowsing-urls.jsonl",
+    "crawler-commons-basic-url-normalizer.jsonl",
+];
+
 /// A case's input bytes (`input_hex` where the input is not UTF-8).
 fn input_bytes(v: &Value) -> Vec<u8> {
     match v["input_hex"].as_str() {
@@ -83,6 +94,11 @@ fn run(kind: ProfileKind) -> (usize, usize, Vec<String>) {
     let (mut passed, mut total, mut problems) = (0, 0, Vec::new());
     for f in files {
         let name = f.file_name().expect("name").to_string_lossy().into_owned();
+        // Only the files that can hold profile cases are read: others (wpt-idna.jsonl) hold
+        // lone surrogates, which serde_json refuses.
+        if !PROFILE_FILES.contains(&name.as_str()) {
+            continue;
+        }
         for line in std::fs::read_to_string(&f).expect("vectors").lines() {
             let v: Value = serde_json::from_str(line).expect("JSON line");
             let op = v["op"].as_str().unwrap_or_default();
