@@ -101,7 +101,7 @@ def linksieve_keys(linksieve, profile, urls, tmp_path):
     src = tmp_path / "urls.txt"
     src.write_text("".join(u + "\n" for u in urls), encoding="utf-8")
     p = subprocess.run(
-        [str(linksieve), "normalize", "--profile", profile, "--format", "jsonl", str(src)],
+        [str(linksieve), "normalize", "--profile", profile, "--format", "jsonl", "-f", str(src)],
         capture_output=True,
         text=True,
         timeout=300,
