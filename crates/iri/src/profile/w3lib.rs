@@ -64,10 +64,7 @@ pub(super) fn canonicalize(
             Err(Fail::Encode) => {}
         }
     }
-    Err(Reject::new(
-        "UnicodeEncodeError: non-ASCII IPv6 host",
-        None,
-    ))
+    Err(Reject::new("UnicodeEncodeError: non-ASCII IPv6 host", None))
 }
 
 /// One attempt of `canonicalize_url` under one encoding.
@@ -110,7 +107,12 @@ fn split(url: &str) -> Result<Parts<'_>, Fail> {
     let b = url.as_bytes();
     let has_authority = url.starts_with("//");
     let scan = if has_authority { 2 } else { 0 };
-    let find = |c: u8| b[scan.min(b.len())..].iter().position(|&x| x == c).map(|p| p + scan);
+    let find = |c: u8| {
+        b[scan.min(b.len())..]
+            .iter()
+            .position(|&x| x == c)
+            .map(|p| p + scan)
+    };
     let (question, hash) = (find(b'?'), find(b'#'));
     let (netloc, bracketed, rest) = if has_authority {
         let delim = [find(b'/'), question, hash]
@@ -294,7 +296,11 @@ fn decode_percentencode(input: &[u8], enc: &'static Encoding) -> String {
 fn strip(s: &str) -> Cow<'_, str> {
     let t = s.trim_matches(|c: char| c <= ' ');
     if t.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r')) {
-        Cow::Owned(t.chars().filter(|c| !matches!(c, '\t' | '\n' | '\r')).collect())
+        Cow::Owned(
+            t.chars()
+                .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+                .collect(),
+        )
     } else {
         Cow::Borrowed(t)
     }
@@ -350,9 +356,9 @@ fn uses_params(scheme: &str) -> bool {
 /// Python 3.11 urllib.parse `uses_netloc` (without `""`, which `_urlunsplit` never tests).
 fn uses_netloc(scheme: &str) -> bool {
     [
-        "ftp", "http", "gopher", "nntp", "telnet", "imap", "wais", "file", "mms", "https",
-        "shttp", "snews", "prospero", "rtsp", "rtsps", "rtspu", "rsync", "svn", "svn+ssh",
-        "sftp", "nfs", "git", "git+ssh", "ws", "wss",
+        "ftp", "http", "gopher", "nntp", "telnet", "imap", "wais", "file", "mms", "https", "shttp",
+        "snews", "prospero", "rtsp", "rtsps", "rtspu", "rsync", "svn", "svn+ssh", "sftp", "nfs",
+        "git", "git+ssh", "ws", "wss",
     ]
     .iter()
     .any(|s| scheme.eq_ignore_ascii_case(s))
@@ -381,9 +387,8 @@ const PATH_SAFEST: ByteSet =
     set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?@!$&'()*+,;=%");
 
 /// `_PATH_SAFE_CHARS`: unreserved, reserved but `#`, `|` and `%` (canonicalize_url step 2).
-const PATH_SAFE: ByteSet = set(
-    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?[]@!$&'()*+,;=|%",
-);
+const PATH_SAFE: ByteSet =
+    set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?[]@!$&'()*+,;=|%");
 
 /// `_USERINFO_SAFEST_CHARS`: unreserved and the sub-delims but `;=`.
 const USERINFO_SAFEST: ByteSet =

@@ -13,7 +13,9 @@ fn key(input: &str) -> Option<String> {
 /// The key under `o`.
 fn key_with(input: &str, o: &ProfileOptions) -> Option<String> {
     let mut out = String::new();
-    canonicalize(input.as_bytes(), o, &mut out).ok().map(|()| out)
+    canonicalize(input.as_bytes(), o, &mut out)
+        .ok()
+        .map(|()| out)
 }
 
 #[test]
@@ -40,7 +42,10 @@ fn library_examples() {
         ("http://a/%%41", "http://a/%A"),
         ("http://a/?a+b=c%20d&a", "http://a/?a=&a+b=c+d"),
         ("http://a/?", "http://a/"),
-        ("http://www.bücher.de?q=bücher", "http://www.xn--bcher-kva.de/?q=b%C3%BCcher"),
+        (
+            "http://www.bücher.de?q=bücher",
+            "http://www.xn--bcher-kva.de/?q=b%C3%BCcher",
+        ),
         ("http://.éxamplé.com/", "http://.éxamplé.com/"),
     ];
     for (input, want) in cases {
@@ -89,10 +94,36 @@ fn options() {
 }
 
 #[test]
-fn bytes_that_are_not_utf8_are_percent_encoded() {
-    let mut out = String::new();
-    canonicalize(b"http://a/\xff?q=\xe9", &ProfileOptions::default(), &mut out).unwrap();
-    assert_eq!(out, "http://a/%FF?q=%E9");
+fn bytes_that_are_not_utf8_are_decoded_in_the_encoding() {
+    // canonicalize_url(bytes, keep_fragments=True[, encoding="latin1"])
+    let cases: [(&[u8], &str, &str); 3] = [
+        (
+            b"http://a/\xff?q=\xe9",
+            "http://a/%FF?q=%E9",
+            "http://a/%C3%BF?q=%E9",
+        ),
+        (
+            b"http://\xe9.com/\xe2\x82?x=\xe2\x82\xac#\xff",
+            "http://%e9.com/%E2%82?x=%E2%82%AC#%FF",
+            "http://xn--9ca.com/%C3%A2%C2%82?x=%E2%82%AC#%FF",
+        ),
+        (
+            b"http://a/\xe9?q=\xe9\x80",
+            "http://a/%E9?q=%E9%80",
+            "http://a/%C3%A9?q=%E9%80",
+        ),
+    ];
+    let utf8 = Profile::parse("w3lib:keep_fragments=true").unwrap().options;
+    let latin1 = Profile::parse("w3lib:keep_fragments=true,encoding=latin1")
+        .unwrap()
+        .options;
+    for (input, want_utf8, want_latin1) in cases {
+        for (o, want) in [(&utf8, want_utf8), (&latin1, want_latin1)] {
+            let mut out = String::new();
+            canonicalize(input, o, &mut out).unwrap();
+            assert_eq!(out, want, "{input:?}");
+        }
+    }
 }
 
 #[test]
@@ -105,7 +136,11 @@ fn idempotent_on_the_kasztp_list() {
         return; // the corpus is fetched separately
     };
     let mut checked = 0;
-    for url in text.trim_start_matches('\u{feff}').split('\n').filter(|l| !l.is_empty()) {
+    for url in text
+        .trim_start_matches('\u{feff}')
+        .split('\n')
+        .filter(|l| !l.is_empty())
+    {
         let Some(once) = key(url) else { continue };
         assert_eq!(key(&once).as_deref(), Some(once.as_str()), "{url:?}");
         checked += 1;
