@@ -409,14 +409,18 @@ fn push_quoted(b: &[u8], safe: &ByteSet, out: &mut String) {
     while i < b.len() {
         let run = b[i..].iter().take_while(|&&c| safe[usize::from(c)]).count();
         if run > 0 {
-            // Safe bytes are ASCII, so the run is text.
-            out.extend(b[i..i + run].iter().map(|&c| char::from(c)));
+            push_ascii(&b[i..i + run], out);
             i += run;
         } else {
             push_pct(b[i], out);
             i += 1;
         }
     }
+}
+
+/// Appends bytes that are all ASCII (so text) in one copy.
+fn push_ascii(b: &[u8], out: &mut String) {
+    out.push_str(std::str::from_utf8(b).unwrap_or_default());
 }
 
 /// ASCII letters lower-cased, everything else as it is.

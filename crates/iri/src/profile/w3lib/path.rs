@@ -2,7 +2,7 @@
 //! step 2 unquotes it (`_unquotepath`, which keeps `%25`, `%2F`, `%3B` and `%3F`) and quotes
 //! it again with `_PATH_SAFE_CHARS`, and step 3 resolves its dot segments.
 
-use super::{PATH_SAFE, escape_at, push_pct};
+use super::{PATH_SAFE, escape_at, push_ascii, push_pct};
 
 /// Appends the path's bytes after the three quoting steps, in one pass.
 ///
@@ -19,7 +19,7 @@ pub(super) fn push(b: &[u8], out: &mut String) {
             .take_while(|&&c| c != b'%' && PATH_SAFE[usize::from(c)])
             .count();
         if plain > 0 {
-            out.extend(b[i..i + plain].iter().map(|&c| char::from(c)));
+            push_ascii(&b[i..i + plain], out);
             i += plain;
             continue;
         }

@@ -4,7 +4,7 @@
 //! pairs).
 
 use super::super::ProfileOptions;
-use super::{INLINE_PAIRS, UNRESERVED, escape_at, push_pct};
+use super::{INLINE_PAIRS, UNRESERVED, escape_at, push_ascii, push_pct};
 use std::cmp::Ordering;
 
 /// One field of the query: the key and the value, as byte ranges of the query.
@@ -130,7 +130,7 @@ fn push_plus(b: &[u8], out: &mut String) {
             .take_while(|&&c| UNRESERVED[usize::from(c)])
             .count();
         if run > 0 {
-            out.extend(b[i..i + run].iter().map(|&c| char::from(c)));
+            push_ascii(&b[i..i + run], out);
             i += run;
             continue;
         }
