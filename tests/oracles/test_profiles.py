@@ -101,7 +101,7 @@ def linksieve_keys(linksieve, profile, urls, tmp_path):
     src = tmp_path / "urls.txt"
     src.write_text("".join(u + "\n" for u in urls), encoding="utf-8")
     p = subprocess.run(
-        [str(linksieve), "normalize", "--profile", profile, "--format", "jsonl", str(src)],
+        [str(linksieve), "normalize", "--profile", profile, "--format", "jsonl", "-f", str(src)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -156,3 +156,28 @@ def test_profile_matches_library(profile, urls, linksieve, tmp_path):
                 f.write(json.dumps({**d, "reason": ""}, ensure_ascii=False) + "\n")
     print(f"{profile}: " + ", ".join(report))
     assert not problems, f"{len(problems)} problem(s):\n" + "\n".join(problems[:50])
+
+
+def test_w3lib_fingerprint_input(linksieve, tmp_path):
+    """The w3lib profile's key gives the same Scrapy request fingerprint as canonicalize_url:
+    scrapy.utils.request.fingerprint hashes, with SHA-1, json.dumps(sort_keys=True) of
+    {"method", "url": canonicalize_url(request.url, keep_fragments=...), "body": hex,
+    "headers": {}} (docs/profiles/w3lib.md); built here for a GET without body, on every URL of
+    the kasztp list."""
+    import hashlib
+
+    def fingerprint(url):
+        data = {"method": "GET", "url": url, "body": "", "headers": {}}
+        return hashlib.sha1(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+    urls = list(dict.fromkeys(kasztp()))
+    ours = linksieve_keys(linksieve, "w3lib", urls, tmp_path)
+    library = LIBRARIES["w3lib"]
+    differ = []
+    for url, key in zip(urls, ours):
+        want = library(url)
+        if (key is None) != (want is None) or (
+            want is not None and fingerprint(key) != fingerprint(want)
+        ):
+            differ.append(url)
+    assert not differ, f"{len(differ)} fingerprint(s) differ: {differ[:20]}"

@@ -142,6 +142,9 @@ pub struct ProfileOptions {
     /// `w3lib`: the encoding of a query with non-ASCII text (`encoding`, default UTF-8),
     /// by its WHATWG label.
     pub encoding: &'static encoding_rs::Encoding,
+    /// `w3lib`: the byte between query pairs (`query_separator`, default `&`): one ASCII
+    /// character other than `,`.
+    pub query_separator: u8,
     /// `surt-ia`: strip `www\d*.` from the host (`host_massage`, default true, as the `surt`
     /// package does); false gives the fixed form, which keeps `www.` and `www2.` apart.
     pub host_massage: bool,
@@ -163,6 +166,7 @@ impl Default for ProfileOptions {
             keep_fragments: false,
             keep_blank_values: true,
             encoding: encoding_rs::UTF_8,
+            query_separator: b'&',
             host_massage: true,
             with_scheme: false,
             trailing_comma: false,
@@ -176,7 +180,12 @@ impl Default for ProfileOptions {
 const PROFILE_OPTIONS: [(ProfileKind, &[&str]); 3] = [
     (
         ProfileKind::W3lib,
-        &["keep_fragments", "keep_blank_values", "encoding"],
+        &[
+            "keep_fragments",
+            "keep_blank_values",
+            "encoding",
+            "query_separator",
+        ],
     ),
     (
         ProfileKind::SurtIa,
@@ -219,8 +228,8 @@ impl Profile {
     }
 
     /// Reads `NAME[:KEY=VALUE,...]`. A boolean is `true` or `false`; `encoding` is a WHATWG
-    /// encoding label; `idn` is `punycode`, `unicode` or `none`; `remove_params` is names
-    /// joined by `|` ([`QueryParamNames::parse`]).
+    /// encoding label; `query_separator` one ASCII character; `idn` is `punycode`, `unicode`
+    /// or `none`; `remove_params` is names joined by `|` ([`QueryParamNames::parse`]).
     ///
     /// ```
     /// use linksieve_iri::Profile;
@@ -267,6 +276,10 @@ impl Profile {
                 "remove_params" => {
                     o.remove_params = QueryParamNames::parse(value).ok_or_else(bad)?
                 }
+                "query_separator" => match value.as_bytes() {
+                    [c] if c.is_ascii() => o.query_separator = *c,
+                    _ => return Err(bad()),
+                },
                 _ => {
                     o.encoding =
                         encoding_rs::Encoding::for_label(value.as_bytes()).ok_or_else(bad)?
@@ -373,6 +386,10 @@ impl fmt::Display for Profile {
                 sep = ',';
             }
         }
+        if o.query_separator != d.query_separator {
+            write!(f, "{sep}query_separator={}", char::from(o.query_separator))?;
+            sep = ',';
+        }
         if o.encoding != d.encoding {
             write!(
                 f,
@@ -404,7 +421,7 @@ impl FromStr for Profile {
 ///
 /// ```
 /// let e = linksieve_iri::Profile::parse("w3lib:sort=false").unwrap_err();
-/// assert_eq!(e.to_string(), "profile w3lib has no option `sort` (it takes keep_fragments, keep_blank_values, encoding)");
+/// assert_eq!(e.to_string(), "profile w3lib has no option `sort` (it takes keep_fragments, keep_blank_values, encoding, query_separator)");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ProfileSpecError {
