@@ -500,7 +500,7 @@ pub fn normalize_str(
         return Ok(k.to_owned());
     }
     if fused_applies(mode, opts) {
-        let mut out = String::with_capacity(input.len() + 8);
+        let mut out = String::with_capacity(input.len() + 1);
         if fused::rewrite(input, opts.rung, opts.nfc, &mut out) {
             return Ok(match redirect(&out, opts) {
                 Some(to) => to.to_owned(),
