@@ -452,24 +452,6 @@ fn fast_text_key<'a>(
     .then(|| own_key(input, opts))
 }
 
-/// True when the fused general path ([`fused::rewrite`]) may key text read in `mode` with
-/// `opts`: strict or LEIRI input (an ASCII text that parses is its own IRI in both, 3987bis
-/// 6.1), the `uri` form, a rung above `string`, no crawler rules (CMP 4.4).
-fn fused_applies(mode: InputMode, opts: &NormalizeOptions) -> bool {
-    mode != InputMode::Web
-        && opts.form == KeyForm::Uri
-        && opts.profile.is_none()
-        && opts.rung > Rung::String
-        && !(opts.rung == Rung::Protocol && has_rules(opts))
-}
-
-/// The target of a redirect learned for the protocol-rung key `key` (CMP 4.4), if any.
-fn redirect<'a>(key: &str, opts: &'a NormalizeOptions) -> Option<&'a str> {
-    (opts.rung == Rung::Protocol)
-        .then(|| opts.redirects.as_ref()?.get(key))
-        .flatten()
-}
-
 /// The key of `s`, which is already normal: `s` itself or, at the protocol rung, the target of
 /// a learned redirect.
 fn own_key<'a>(s: &'a str, opts: &'a NormalizeOptions) -> &'a str {
@@ -499,14 +481,9 @@ pub fn normalize_str(
     if let Some(k) = fast_text_key(input, mode, opts) {
         return Ok(k.to_owned());
     }
-    if fused_applies(mode, opts) {
-        let mut out = String::with_capacity(input.len() + 1);
-        if fused::rewrite(input, opts.rung, opts.nfc, &mut out) {
-            return Ok(match redirect(&out, opts) {
-                Some(to) => to.to_owned(),
-                None => out,
-            });
-        }
+    let mut out = String::new();
+    if fused::key_into(input, mode, opts, &mut out) {
+        return Ok(out);
     }
     with_parsed(input, mode, opts.rung, |iri| normalize(&iri, opts))
 }
@@ -538,16 +515,8 @@ pub fn normalize_str_into(
         out.push_str(k);
         return Ok(());
     }
-    if fused_applies(mode, opts) {
-        let start = out.len();
-        if fused::rewrite(input, opts.rung, opts.nfc, out) {
-            if let Some(to) = redirect(&out[start..], opts) {
-                let to = to.to_owned();
-                out.truncate(start);
-                out.push_str(&to);
-            }
-            return Ok(());
-        }
+    if fused::key_into(input, mode, opts, out) {
+        return Ok(());
     }
     with_parsed(input, mode, opts.rung, |iri| {
         normalize_into(&iri, opts, out)
@@ -827,6 +796,3 @@ pub fn compare_str(
 
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod fused_tests;

@@ -11,11 +11,48 @@
 //! takes the general path, which stays the reference: the fused path must give exactly its key
 //! (tested on every URL of the kasztp lists, on every vector and on generated IRIs).
 
-use super::Rung;
 use super::pct::{hex_val, is_unreserved, push_pct};
+use super::{KeyForm, NormalizeOptions, Rung, has_rules};
 use crate::chars::{COLON_AT, SCHEME, SUB_DELIM, UNRESERVED};
+use crate::input::InputMode;
 use crate::resolve::dot_kind;
 use crate::scheme_table::{HTTP, HTTPS, SchemeInfo, table_row};
+
+/// Appends the key of `input` read in `mode` with `opts` to `out` and answers `true`, when the
+/// fused path covers both: strict or LEIRI input (an ASCII text that parses is its own IRI in
+/// both, 3987bis 6.1), the `uri` form, a rung above `string`, no crawler rules (CMP 4.4), and a
+/// text of the shape [`rewrite`] takes. The protocol rung's learned redirects (CMP 4.4) apply to
+/// the key. Otherwise answers `false`, with `out` as it was.
+pub(super) fn key_into(
+    input: &str,
+    mode: InputMode,
+    opts: &NormalizeOptions,
+    out: &mut String,
+) -> bool {
+    let protocol = opts.rung == Rung::Protocol;
+    if mode == InputMode::Web
+        || opts.form != KeyForm::Uri
+        || opts.profile.is_some()
+        || opts.rung == Rung::String
+        || (protocol && has_rules(opts))
+    {
+        return false;
+    }
+    let start = out.len();
+    out.reserve(input.len() + 1);
+    if !rewrite(input, opts.rung, opts.nfc, out) {
+        return false;
+    }
+    let to = protocol
+        .then(|| opts.redirects.as_ref()?.get(&out[start..]))
+        .flatten();
+    if let Some(to) = to {
+        let to = to.to_owned();
+        out.truncate(start);
+        out.push_str(&to);
+    }
+    true
+}
 
 /// Appends the `uri` key at `rung` (syntax, scheme or protocol; without crawler rules and
 /// redirects) of `input`, read as a strict IRI or a LEIRI (an ASCII text that parses is its own
@@ -333,56 +370,4 @@ static CLASS: [u8; 256] = {
 };
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(s: &str, rung: Rung) -> Option<String> {
-        let mut out = String::from("k=");
-        rewrite(s, rung, false, &mut out).then(|| out[2..].to_owned())
-    }
-
-    #[test]
-    fn common_shapes() {
-        let k = |s| key(s, Rung::Scheme);
-        assert_eq!(
-            k("HTTP://Example.COM:80").as_deref(),
-            Some("http://example.com/")
-        );
-        assert_eq!(
-            k("https://h:0443/a/./b/../c").as_deref(),
-            Some("https://h/a/c")
-        );
-        assert_eq!(
-            k("https://h:00/%7e%2f?%41#%3a").as_deref(),
-            Some("https://h:0/~%2F?A#%3A")
-        );
-        assert_eq!(k("http://h/a/..").as_deref(), Some("http://h/"));
-        assert_eq!(k("http://h/.%2E/%2e").as_deref(), Some("http://h/"));
-        assert_eq!(k("x://H:/a").as_deref(), Some("x://h/a"));
-        assert_eq!(
-            key("HTTP://H:80/#f", Rung::Syntax).as_deref(),
-            Some("http://h:80/#f")
-        );
-        assert_eq!(
-            key("http://h/?#f", Rung::Protocol).as_deref(),
-            Some("http://h/?")
-        );
-        for other in [
-            "http://u@h/",
-            "http://[::1]/",
-            "http://xn--a.b/",
-            "http://h/é",
-            "http://h/%zz",
-            "http://h/#a#b",
-            "file://localhost/",
-            "http://h/a b",
-            "h:/a",
-            "http://h:8a/",
-        ] {
-            assert_eq!(k(other), None, "{other}");
-        }
-        let mut out = String::from("x");
-        assert!(!rewrite("http://h/%4", Rung::Scheme, false, &mut out));
-        assert_eq!(out, "x");
-    }
-}
+mod tests;

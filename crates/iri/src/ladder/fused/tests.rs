@@ -1,12 +1,13 @@
-//! The fused general path ([`fused::rewrite`]) against the general path it stands in for
+//! The fused general path ([`rewrite`]) against the general path it stands in for
 //! ([`general`] after the parser): the same key, byte for byte, at every rung, in every form,
 //! in strict and LEIRI mode, with and without NFC, on every URL of the kasztp list and of its
 //! non-normal twin (`benches/make-non-normal.py`), on every vector input and its one-byte
 //! variants, and on generated links; and never a key for text that does not parse.
 
-use super::climb::general;
-use super::tests::{variants, vector_inputs};
-use super::*;
+use super::super::climb::general;
+use super::super::tests::{variants, vector_inputs};
+use super::super::*;
+use super::rewrite;
 use proptest::prelude::*;
 
 /// The key as the ladder gave it before the fused path: parse, then [`normalize`].
@@ -24,7 +25,7 @@ fn check(input: &str, all_forms: bool) {
         // The fused path itself, on normal and non-normal text alike.
         for rung in [Rung::Syntax, Rung::Scheme, Rung::Protocol] {
             let mut out = String::from("k");
-            if fused::rewrite(input, rung, nfc, &mut out) {
+            if rewrite(input, rung, nfc, &mut out) {
                 let iri = IriRef::parse(input).unwrap_or_else(|e| panic!("{input:?}: {e}"));
                 assert!(iri.is_absolute(), "{input:?}");
                 let want = general(iri, rung, nfc, None, |_, _| {});
@@ -83,7 +84,7 @@ fn kasztp_lists() {
         check(a, false);
         check(b, false);
         let mut out = String::new();
-        fused_keys += usize::from(fused::rewrite(b, Rung::Scheme, false, &mut out));
+        fused_keys += usize::from(rewrite(b, Rung::Scheme, false, &mut out));
     }
     // Nearly every non-normal link takes the fused path.
     assert!(fused_keys * 100 > non_normal.len() * 95, "{fused_keys}");
@@ -223,4 +224,54 @@ proptest! {
     fn generated_links(s in link()) {
         check(&s, true);
     }
+}
+
+fn key(s: &str, rung: Rung) -> Option<String> {
+    let mut out = String::from("k=");
+    rewrite(s, rung, false, &mut out).then(|| out[2..].to_owned())
+}
+
+#[test]
+fn common_shapes() {
+    let k = |s| key(s, Rung::Scheme);
+    assert_eq!(
+        k("HTTP://Example.COM:80").as_deref(),
+        Some("http://example.com/")
+    );
+    assert_eq!(
+        k("https://h:0443/a/./b/../c").as_deref(),
+        Some("https://h/a/c")
+    );
+    assert_eq!(
+        k("https://h:00/%7e%2f?%41#%3a").as_deref(),
+        Some("https://h:0/~%2F?A#%3A")
+    );
+    assert_eq!(k("http://h/a/..").as_deref(), Some("http://h/"));
+    assert_eq!(k("http://h/.%2E/%2e").as_deref(), Some("http://h/"));
+    assert_eq!(k("x://H:/a").as_deref(), Some("x://h/a"));
+    assert_eq!(
+        key("HTTP://H:80/#f", Rung::Syntax).as_deref(),
+        Some("http://h:80/#f")
+    );
+    assert_eq!(
+        key("http://h/?#f", Rung::Protocol).as_deref(),
+        Some("http://h/?")
+    );
+    for other in [
+        "http://u@h/",
+        "http://[::1]/",
+        "http://xn--a.b/",
+        "http://h/é",
+        "http://h/%zz",
+        "http://h/#a#b",
+        "file://localhost/",
+        "http://h/a b",
+        "h:/a",
+        "http://h:8a/",
+    ] {
+        assert_eq!(k(other), None, "{other}");
+    }
+    let mut out = String::from("x");
+    assert!(!rewrite("http://h/%4", Rung::Scheme, false, &mut out));
+    assert_eq!(out, "x");
 }
