@@ -481,7 +481,7 @@ pub fn normalize_str(
     if let Some(k) = fast_text_key(input, mode, opts) {
         return Ok(k.to_owned());
     }
-    let mut out = String::new();
+    let mut out = String::with_capacity(input.len() + 1);
     if fused::key_into(input, mode, opts, &mut out) {
         return Ok(out);
     }

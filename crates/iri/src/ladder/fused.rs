@@ -39,7 +39,6 @@ pub(super) fn key_into(
         return false;
     }
     let start = out.len();
-    out.reserve(input.len() + 1);
     if !rewrite(input, opts.rung, opts.nfc, out) {
         return false;
     }
