@@ -10,6 +10,11 @@
 //! round-robin across implementations; the median pass is reported as URLs per second, with
 //! its ratio to linksieve and to ada-url.
 //!
+//! Two lists are measured (`scripts/bench-normalize.sh` runs both): the real kasztp list, whose
+//! links are nearly all already normal (the ladder's fast path), and the same list made
+//! non-normal by `benches/make-non-normal.py` (an upper-case scheme or host, an explicit
+//! default port, a dot segment, a lower-case percent-escape: the ladder's general path).
+//!
 //! ```text
 //! normalize_bench [--urls FILE] [--runs N] [--only TEXT]
 //! ```
@@ -73,6 +78,10 @@ fn linksieve_scheme_into(urls: &[String]) -> usize {
 
 fn linksieve_syntax(urls: &[String]) -> usize {
     ladder(urls, Rung::Syntax)
+}
+
+fn linksieve_protocol(urls: &[String]) -> usize {
+    ladder(urls, Rung::Protocol)
 }
 
 /// The same URLs with the scheme in uppercase, which no key has: every URL takes the general
@@ -142,6 +151,11 @@ const CASES: &[Case] = &[
         name: "linksieve (syntax rung)",
         op: "normalize_str(Strict, Syntax, uri key)",
         run: linksieve_syntax,
+    },
+    Case {
+        name: "linksieve (protocol rung)",
+        op: "normalize_str(Strict, Protocol, uri key)",
+        run: linksieve_protocol,
     },
     Case {
         name: "linksieve (general path)",

@@ -25,6 +25,7 @@
 mod climb;
 mod fast;
 mod forms;
+mod fused;
 mod host;
 mod pct;
 mod protocol;
@@ -480,6 +481,10 @@ pub fn normalize_str(
     if let Some(k) = fast_text_key(input, mode, opts) {
         return Ok(k.to_owned());
     }
+    let mut out = String::with_capacity(input.len() + 1);
+    if fused::key_into(input, mode, opts, &mut out) {
+        return Ok(out);
+    }
     with_parsed(input, mode, opts.rung, |iri| normalize(&iri, opts))
 }
 
@@ -508,6 +513,9 @@ pub fn normalize_str_into(
     }
     if let Some(k) = fast_text_key(input, mode, opts) {
         out.push_str(k);
+        return Ok(());
+    }
+    if fused::key_into(input, mode, opts, out) {
         return Ok(());
     }
     with_parsed(input, mode, opts.rung, |iri| {

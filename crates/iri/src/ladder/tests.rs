@@ -384,7 +384,7 @@ fn key_forms() {
 }
 
 /// Inputs of every vector file (each `input` field that parses), for the fast-path check.
-fn vector_inputs() -> Vec<String> {
+pub(super) fn vector_inputs() -> Vec<String> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/normalize");
     let mut out = Vec::new();
     let mut files: Vec<_> = std::fs::read_dir(dir)
@@ -477,7 +477,7 @@ fn fast_path_takes_the_common_case() {
 
 /// Every one-byte variant of `s` with a byte that matters to the fused fast path: the
 /// delimiters, `%`, `.`, `-`, uppercase, a space and a non-ASCII character.
-fn variants(s: &str) -> Vec<String> {
+pub(super) fn variants(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (i, _) in s.char_indices() {
         for r in [
