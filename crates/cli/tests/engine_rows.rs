@@ -144,7 +144,7 @@ fn identity_names_hash_rung_form_and_rules() {
     let v: serde_json::Value = serde_json::from_str(r.stdout.trim()).expect("json");
     assert_eq!(
         v,
-        serde_json::json!({"hash": "xxh3-128", "hash_version": 1, "rung": "scheme", "form": "uri", "ruleset_version": 0})
+        serde_json::json!({"hash": "xxh3-128", "hash_version": 1, "rung": "scheme", "form": "uri", "ruleset_version": 0, "profile": null})
     );
     let rules =
         std::env::temp_dir().join(format!("linksieve-id-rules-{}.toml", std::process::id()));
