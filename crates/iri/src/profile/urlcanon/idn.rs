@@ -3,14 +3,16 @@
 //! split on `.` with Python's IDNA 2003 `encodings.idna.ToASCII` on each label; where that
 //! raises too, the host is left as it is.
 //!
-//! The UTS 46 mapping is ICU4X's (`icu_normalizer`, the data the `idna` crate uses), the
-//! IDNA 2008 checks of `encode` are the `idna` crate's UTS 46 ToASCII with STD3 rules, hyphen
-//! checks and DNS lengths, and `nameprep` (RFC 3491) is reduced to what can differ on text
-//! that UTS 46 has already mapped. The differences this leaves are in `docs/profiles/urlcanon.md`.
+//! The UTS 46 mapping is ICU4X's (`icu_normalizer`, the data the `idna` crate uses); the
+//! IDNA 2008 checks of `encode` are idna 3.20's PVALID and CONTEXTO rules (tables generated
+//! from it, `tables.rs`) plus the `idna` crate's UTS 46 ToASCII of each label (STD3 rules,
+//! hyphens, joiners, bidi, DNS lengths); `nameprep` (RFC 3491) is reduced to what can differ on
+//! text that UTS 46 has already mapped, with Unicode 3.2's bidi classes. The differences this
+//! leaves are in `docs/profiles/urlcanon.md`.
 
+use super::tables;
 use icu_normalizer::uts46::Uts46MapperBorrowed;
 use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
-use unicode_bidi::{BidiClass, bidi_class};
 use unicode_normalization::UnicodeNormalization;
 
 /// The new host, or `None` where urlcanon leaves it as it is.
@@ -29,9 +31,9 @@ pub(super) fn non_ascii(s: &str) -> Option<String> {
     }
     // encode: each label LDH ASCII or a valid U-label (hyphens, joiners, and the bidi rule
     // where the label itself holds right-to-left characters), 63 octets a label, 253 in all,
-    // a final empty label (a trailing dot) allowed. UTS 46 lets through the symbols and
-    // punctuation that IDNA 2008 disallows (its NV8 code points): those make `encode` raise,
-    // and the fallback decide.
+    // a final empty label (a trailing dot) allowed, every code point PVALID or valid in its
+    // context (UTS 46 also keeps the symbols and punctuation that IDNA 2008 disallows: those
+    // make `encode` raise, and the fallback decide).
     if let Some(a) = encode_2008(&mapped) {
         return Some(a);
     }
@@ -54,9 +56,6 @@ pub(super) fn non_ascii(s: &str) -> Option<String> {
 /// idna `encode` after `uts46_remap`: each label through the `idna` crate's ToASCII on its
 /// own, so that its bidi rule, like idna's `check_bidi`, looks at one label at a time.
 fn encode_2008(mapped: &str) -> Option<String> {
-    if mapped.chars().any(not_pvalid) {
-        return None;
-    }
     let labels = mapped.strip_suffix('.').unwrap_or(mapped);
     let mut out = String::with_capacity(mapped.len() + 8);
     for (i, label) in labels.split('.').enumerate() {
@@ -65,6 +64,12 @@ fn encode_2008(mapped: &str) -> Option<String> {
         }
         if label.is_empty() {
             return None;
+        }
+        if !label.is_ascii() {
+            let chars: Vec<char> = label.chars().collect();
+            if !code_points_ok(&chars) {
+                return None;
+            }
         }
         let a = Uts46::new()
             .to_ascii(
@@ -85,14 +90,48 @@ fn encode_2008(mapped: &str) -> Option<String> {
     Some(out)
 }
 
-/// A non-ASCII code point that UTS 46 keeps but IDNA 2008 (RFC 5892) does not allow in any
-/// context: approximated as the symbols and punctuation by their bidi class (neutral,
-/// separator or terminator), less the CONTEXTO code points and the PVALID exception U+0F0B.
-fn not_pvalid(c: char) -> bool {
-    use BidiClass::*;
-    !c.is_ascii()
-        && matches!(bidi_class(c), ON | ET | ES | CS | WS | B | S | BN)
-        && !matches!(c, '\u{B7}' | '\u{375}' | '\u{30FB}' | '\u{F0B}')
+/// Whether `c` is in one of the generated tables.
+fn within(table: &[(u32, u32)], c: char) -> bool {
+    let u = u32::from(c);
+    table
+        .binary_search_by(|&(lo, hi)| {
+            if hi < u {
+                std::cmp::Ordering::Less
+            } else if lo > u {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// idna `check_label`'s code point test on a non-ASCII label: PVALID, a joiner (whose
+/// CONTEXTJ rule the `idna` crate checks), or a CONTEXTO code point whose rule holds
+/// (`valid_contexto`, RFC 5892 appendix A.3-A.9).
+fn code_points_ok(label: &[char]) -> bool {
+    let n = label.len();
+    label.iter().enumerate().all(|(pos, &c)| {
+        let script = |t: &[(u32, u32)], i: usize| label.get(i).is_some_and(|c| within(t, *c));
+        within(tables::PVALID, c)
+            || matches!(c, '\u{200C}' | '\u{200D}')
+            || match c {
+                '\u{B7}' => {
+                    0 < pos && pos + 1 < n && label[pos - 1] == 'l' && label[pos + 1] == 'l'
+                }
+                '\u{375}' => script(tables::GREEK, pos + 1),
+                '\u{5F3}' | '\u{5F4}' => pos > 0 && script(tables::HEBREW, pos - 1),
+                '\u{30FB}' => (0..n).any(|i| {
+                    label[i] != '\u{30FB}'
+                        && (script(tables::HIRAGANA, i)
+                            || script(tables::KATAKANA, i)
+                            || script(tables::HAN, i))
+                }),
+                '\u{660}'..='\u{669}' => !label.iter().any(|c| matches!(c, '\u{6F0}'..='\u{6F9}')),
+                '\u{6F0}'..='\u{6F9}' => !label.iter().any(|c| matches!(c, '\u{660}'..='\u{669}')),
+                _ => false,
+            }
+    })
 }
 
 /// `encodings.idna.ToASCII(label)` (RFC 3490 4.1 with AllowUnassigned and without
@@ -141,27 +180,36 @@ fn prohibited(c: char) -> bool {
     ) || (u & 0xFFFE) == 0xFFFE // C.4: U+xFFFE, U+xFFFF
 }
 
-/// `encodings.idna.nameprep` on a label that UTS 46 has mapped: B.1 removed, the two case
-/// foldings of B.2 that UTS 46 (nontransitional) does not make (ß to ss, final sigma to sigma),
-/// NFKC, the prohibited tables, and the RFC 3454 6 bidi rule (no L with an R or AL, which must
-/// then start and end the label).
+/// `encodings.idna.nameprep` on a label that UTS 46 has mapped: B.1 removed; B.2 as Python's
+/// `stringprep.map_table_b2` makes it, that is `str.lower()` of the running Python (so Cherokee
+/// capitals, which UTS 46 keeps, become small letters) with the case-folding exceptions (`ß` to
+/// `ss`, final sigma to sigma; the others are mapped by UTS 46 already); NFKC; the prohibited
+/// tables; the RFC 3454 6 bidi rule (no L with an R or AL, which must then start and end the
+/// label), with Unicode 3.2's bidi classes as Python's `stringprep` has them (a code point
+/// assigned later has none).
 fn nameprep(label: &str) -> Option<String> {
     let mapped: String = label
         .chars()
         .filter(|c| !b1(*c))
-        .flat_map(|c| match c {
-            'ß' => ['s', 's'].into_iter().take(2),
-            'ς' => ['σ', 'σ'].into_iter().take(1),
-            c => [c, c].into_iter().take(1),
+        .flat_map(|c| {
+            let (special, lower) = match c {
+                'ß' => (Some("ss"), None),
+                'ς' => (Some("σ"), None),
+                c => (None, Some(c.to_lowercase())),
+            };
+            special
+                .into_iter()
+                .flat_map(str::chars)
+                .chain(lower.into_iter().flatten())
         })
         .nfkc()
         .collect();
     if mapped.chars().any(prohibited) {
         return None;
     }
-    let rand_al = |c: char| matches!(bidi_class(c), BidiClass::R | BidiClass::AL);
+    let rand_al = |c: char| within(tables::RAND_AL_3_2, c);
     if mapped.chars().any(rand_al) {
-        if mapped.chars().any(|c| bidi_class(c) == BidiClass::L) {
+        if mapped.chars().any(|c| within(tables::L_3_2, c)) {
             return None;
         }
         let first = mapped.chars().next().is_some_and(rand_al);

@@ -15,12 +15,14 @@
 //! host.rs   reparse_host, normalize_ip_address, fix_host_dots, punycode_special_host
 //! idn.rs    the IDNA of a non-ASCII host
 //! rules.rs  the query rules and the rules aggressive adds
+//! tables.rs code point tables generated from the Python it reproduces
 //! ```
 
 mod host;
 mod idn;
 mod parse;
 mod rules;
+mod tables;
 mod text;
 
 use super::Reject;

@@ -44,6 +44,24 @@ const SEMANTIC: &[(&[u8], &str)] = &[
         "http://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.COM/",
     ),
     (b"http://\x01\x80.com/", "http://%01%80.com/"),
+    // IDNA 2008 refuses the katakana middle dot without kana or Han beside it: the IDNA 2003
+    // fallback maps ß to ss.
+    ("http://\u{df}\u{30fb}/".as_bytes(), "http://xn--ss-4n4a/"),
+    // The fallback lower-cases with Python's str.lower() (Cherokee capitals included).
+    (
+        "http://\u{c0}\u{13ce}..\u{e9}\u{660}\u{65e5}c\u{b7}.\u{1580}/".as_bytes(),
+        "http://xn--0ca4358f.xn--c-gda2mv7tk97k.xn--vne/",
+    ),
+    // Its bidi rule knows only Unicode 3.2 (U+076E came in 4.1).
+    (
+        "http://1\u{431}\u{16b}\u{4e2d}\u{430}\u{434}-h.\u{b7}\u{76e}/".as_bytes(),
+        "http://xn--1-h-50a956aeax8062m.xn--uba255a/",
+    ),
+    // ... and refuses an R label ending in a digit, leaving the host as it is.
+    (
+        "http://\u{5d0}\u{2603}010/".as_bytes(),
+        "http://%D7%90%E2%98%83010/",
+    ),
     // IPv6 through Python's ipaddress: scope dropped, no IPv4 tail, first longest run.
     (b"http://[fe80::1%25eth0]/", "http://[fe80::1]/"),
     (b"http://[::ffff:1.2.3.4]/", "http://[::ffff:102:304]/"),

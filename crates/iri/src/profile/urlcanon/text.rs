@@ -115,7 +115,7 @@ pub(super) const fn query_set(b: u8) -> bool {
 const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
 /// canon.py `pct_encode`: each byte of `s` in `set` as `%HH`, appended to `out`.
-pub(super) fn pct_encode_into(s: &[u8], set: fn(u8) -> bool, out: &mut Vec<u8>) {
+pub(super) fn pct_encode_into(s: &[u8], set: impl Fn(u8) -> bool, out: &mut Vec<u8>) {
     for &b in s {
         if set(b) {
             out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
@@ -126,7 +126,7 @@ pub(super) fn pct_encode_into(s: &[u8], set: fn(u8) -> bool, out: &mut Vec<u8>) 
 }
 
 /// canon.py `pct_encode` of a field, borrowed when no byte is in `set`.
-pub(super) fn pct_encode(s: Bytes<'_>, set: fn(u8) -> bool) -> Bytes<'_> {
+pub(super) fn pct_encode(s: Bytes<'_>, set: impl Fn(u8) -> bool + Copy) -> Bytes<'_> {
     apply(s, |s| {
         s.iter().any(|b| set(*b)).then(|| {
             let mut v = Vec::with_capacity(s.len() + 8);
@@ -147,17 +147,20 @@ pub(super) fn push_ascii(out: &mut String, s: &[u8]) {
     }
 }
 
-/// Appends `s` to `out`, each byte in `set` as `%HH` (the set holds `\x7f-\xff`).
-pub(super) fn push_encoded(out: &mut String, s: &[u8], set: fn(u8) -> bool) {
-    for &b in s {
+/// Appends `s` to `out`, each byte in `set` as `%HH` (the set holds `\x7f-\xff`), the runs
+/// between them as they are.
+pub(super) fn push_encoded(out: &mut String, s: &[u8], set: impl Fn(u8) -> bool) {
+    let mut run = 0;
+    for (i, &b) in s.iter().enumerate() {
         if set(b) || !b.is_ascii() {
+            push_ascii(out, &s[run..i]);
             out.push('%');
             out.push(char::from(HEX[usize::from(b >> 4)]));
             out.push(char::from(HEX[usize::from(b & 15)]));
-        } else {
-            out.push(char::from(b));
+            run = i + 1;
         }
     }
+    push_ascii(out, &s[run..]);
 }
 
 /// canon.py `fix_backslashes` (special schemes): `path.replace(b'\\', b'/')`.
