@@ -93,7 +93,7 @@ fn run(kind: ProfileKind) -> (usize, usize, Vec<String>) {
         for line in std::fs::read_to_string(&f).expect("vectors").lines() {
             let v: Value = serde_json::from_str(line).expect("a JSON line");
             let op = v["op"].as_str().unwrap_or_default();
-            let Some((k, spec)) = profile_of(&name, op) else {
+            let Some((k, spec)) = profile_of(name, op) else {
                 continue;
             };
             if k != kind {
