@@ -191,7 +191,7 @@ impl KeyIdentity {
     /// ```
     pub fn store(&self) -> StoreIdentity {
         match &self.profile {
-            Some(p) => StoreIdentity::new(&format!("profile {p}"), "profile", 0),
+            Some(p) => StoreIdentity::new(format!("profile {p}"), "profile", 0),
             None => StoreIdentity::new(&self.rung, &self.form, self.ruleset_version),
         }
     }
