@@ -8,6 +8,7 @@ use super::{
 };
 use crate::input::InputMode;
 use crate::parse::IriRef;
+use crate::profile::Profile;
 
 /// The climb itself. Calls `step` with the `uri` key of each rung from `string` up to
 /// `opts.rung`, in that order, and returns the key of the top rung. Each rung is computed from
@@ -191,10 +192,14 @@ impl Climb {
     }
 
     /// A profile's climb: the text as given at the `string` rung, the profile's key on top.
-    fn profile(&mut self, text: &str, opts: &NormalizeOptions) -> Result<(), NormalizeError> {
+    fn profile(
+        &mut self,
+        text: &str,
+        p: &Profile,
+        opts: &NormalizeOptions,
+    ) -> Result<(), NormalizeError> {
         self.reset(opts.form);
         self.profiled = true;
-        let p = opts.profile.as_ref().expect("a profile");
         p.canonicalize_into(text, &mut self.formed)
             .map_err(|source| NormalizeError::Profile {
                 rung: opts.rung,
@@ -237,8 +242,8 @@ pub fn climb<S: AsRef<str>>(
     opts: &NormalizeOptions,
     out: &mut Climb,
 ) -> Result<(), NormalizeError> {
-    if opts.profile.is_some() {
-        return out.profile(iri.as_ref().as_str(), opts);
+    if let Some(p) = &opts.profile {
+        return out.profile(iri.as_ref().as_str(), p, opts);
     }
     out.reset(opts.form);
     let k = climb_with(iri.as_ref(), opts, |_, key| out.push(key.as_str())).inspect_err(|_| {
@@ -295,8 +300,8 @@ pub fn climb_str(
     opts: &NormalizeOptions,
     out: &mut Climb,
 ) -> Result<(), NormalizeError> {
-    if opts.profile.is_some() {
-        return out.profile(input, opts);
+    if let Some(p) = &opts.profile {
+        return out.profile(input, p, opts);
     }
     with_parsed(input, mode, opts.rung, |iri| climb(&iri, opts, out)).inspect_err(|_| {
         out.filled = 0;
