@@ -28,6 +28,7 @@
 
 mod crawler_commons;
 mod gsb;
+mod idna2003;
 mod surt_ia;
 mod urlcanon;
 mod w3lib;

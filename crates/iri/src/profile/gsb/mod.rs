@@ -3,13 +3,14 @@
 //! implements it in `canonicalURL`: `scheme://host/path`, with the fragment, the query, the
 //! user information and the port dropped. Every rule is in `docs/profiles/gsb.md`.
 //!
-//! The percent-encoding rules and Punycode are shared with the `surt-ia` profile, whose
-//! `GoogleURLCanonicalizer` is a Python port of the same rules ([`escape`], [`punycode`]).
+//! The percent-encoding rules are shared with the `surt-ia` profile, whose
+//! `GoogleURLCanonicalizer` is a Python port of the same rules ([`escape`]); Punycode is the one
+//! of every profile ([`punycode`], in `idna2003`).
 
 pub(super) mod escape;
-pub(super) mod punycode;
 
 use super::Reject;
+use super::idna2003::punycode;
 use escape::{escape_into, has_escape, needs_escape, pct_at, unescape_repeatedly};
 use std::borrow::Cow;
 

@@ -7,7 +7,6 @@
 //! percent-encoding and Punycode are shared with the `gsb` profile.
 
 mod idna;
-mod nameprep_tables;
 mod session;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,7 @@
-//! Punycode (RFC 3492), as Go's `golang.org/x/net/idna` (`punycode.go`, the version vendored by
-//! google/safebrowsing) encodes and decodes a label; the Python `punycode` codec that the
-//! `surt-ia` profile's IDNA step uses encodes the same way (the RFC's output is unique).
+//! Punycode (RFC 3492), the one encoder and decoder of every profile: as Go's
+//! `golang.org/x/net/idna` (`punycode.go`, the version vendored by google/safebrowsing) encodes
+//! and decodes a label. Python's `punycode` codec (w3lib, surt, urlcanon) and Java's
+//! `java.net.IDN` (crawler-commons) encode the same way: RFC 3492 section 6.3's output is unique.
 
 const BASE: i32 = 36;
 const TMIN: i32 = 1;
