@@ -35,6 +35,8 @@ const PARAM: u8 = 4;
 const UPPER: u8 = 8;
 /// A path byte that needs a look: `/`, `;`, `?`.
 const PATH_MARK: u8 = 16;
+/// A path byte that needs no look but for dot segments: `_PATH_SAFE_CHARS` but `%`, `;`, `?`.
+const PLAIN: u8 = 32;
 
 /// The classes of each byte.
 const CLASS: [u8; 256] = classes();
@@ -56,6 +58,13 @@ const fn classes() -> [u8; 256] {
     t[b'[' as usize] |= PATH;
     t[b']' as usize] |= PATH;
     t[b'|' as usize] |= PATH;
+    i = 0;
+    while i < 256 {
+        if t[i] & PATH != 0 && i != b';' as usize && i != b'?' as usize {
+            t[i] |= PLAIN;
+        }
+        i += 1;
+    }
     t[b'/' as usize] |= PATH_MARK;
     t[b';' as usize] |= PATH_MARK;
     t[b'?' as usize] |= PATH_MARK;
@@ -98,6 +107,10 @@ pub(super) fn try_push(input: &[u8], o: &ProfileOptions, out: &mut String) -> bo
     let Some(p) = plan(input, o) else {
         return false;
     };
+    if !p.upper && !p.empty_path {
+        push_ascii(&input[..p.end], out);
+        return true;
+    }
     if p.upper {
         push_ascii(&input[..p.host_start], out);
         out.extend(
@@ -175,11 +188,31 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
 
 /// The end of the path that starts at `i` (at `?`, `#` or the end of the input), if the path
 /// is its own key.
-fn path(b: &[u8], mut i: usize) -> Option<usize> {
+fn path(b: &[u8], i: usize) -> Option<usize> {
     let n = b.len();
     if i < n && b[i] != b'/' && b[i] != b'?' && b[i] != b'#' {
         return None;
     }
+    // The common path: plain bytes only, no "/." anywhere (so no dot segment).
+    let (mut k, mut slash, mut dot) = (i, false, false);
+    while k < n {
+        let c = b[k];
+        if CLASS[usize::from(c)] & PLAIN == 0 {
+            break;
+        }
+        dot |= slash & (c == b'.');
+        slash = c == b'/';
+        k += 1;
+    }
+    if dot || (k < n && matches!(b[k], b'%' | b';')) {
+        return path_marked(b, i);
+    }
+    Some(k)
+}
+
+/// [`path`] for a path with an escape, a `;` or a `/.`: segment by segment.
+fn path_marked(b: &[u8], mut i: usize) -> Option<usize> {
+    let n = b.len();
     // The current segment's start and its first ";" (the params, if it is the last one).
     let mut seg = i;
     let mut semi = usize::MAX;
