@@ -9,10 +9,10 @@
 //! [`INLINE_PAIRS`] query pairs, or an encoding other than UTF-8 for a non-ASCII query.
 
 mod fast;
-mod idna;
-mod ip;
 #[cfg(test)]
 mod fast_tests;
+mod idna;
+mod ip;
 #[cfg(test)]
 mod tests;
 

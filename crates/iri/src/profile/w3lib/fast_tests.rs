@@ -25,12 +25,18 @@ fn option_sets() -> Vec<ProfileOptions> {
 fn agrees(input: &[u8], o: &ProfileOptions) -> bool {
     let mut fast_key = String::from("prefix:");
     if !fast::try_push(input, o, &mut fast_key) {
-        assert_eq!(fast_key, "prefix:", "{input:?}: the fast path wrote and declined");
+        assert_eq!(
+            fast_key, "prefix:",
+            "{input:?}: the fast path wrote and declined"
+        );
         return false;
     }
     let mut full_key = String::from("prefix:");
     let full = canonicalize_full(input, o, &mut full_key);
-    assert!(full.is_ok(), "{input:?}: the full path rejects, the fast path answers {fast_key:?}");
+    assert!(
+        full.is_ok(),
+        "{input:?}: the full path rejects, the fast path answers {fast_key:?}"
+    );
     assert_eq!(fast_key, full_key, "{input:?} under {o:?}");
     true
 }
@@ -61,7 +67,10 @@ fn fast_path_agrees_on_the_kasztp_list() {
         .filter(|l| !l.is_empty())
         .collect();
     for o in option_sets() {
-        let taken: usize = urls.iter().map(|u| usize::from(agrees(u.as_bytes(), &o))).sum();
+        let taken: usize = urls
+            .iter()
+            .map(|u| usize::from(agrees(u.as_bytes(), &o)))
+            .sum();
         if o == ProfileOptions::default() {
             // Most of the list is its own key: the point of the fast path.
             assert!(taken * 100 > urls.len() * 90, "{taken} of {}", urls.len());
@@ -97,23 +106,83 @@ fn fast_path_agrees_on_the_vectors() {
 #[test]
 fn fast_path_agrees_on_edge_cases() {
     let cases = [
-        "http://a", "http://A.B:8080", "https://a:0/", "https://a:01/", "https://a:65535/",
-        "https://a:65536/", "https://a:/", "http://a/./b", "http://a/b/..", "http://a/.../b",
-        "http://a/b/.;x", "http://a/b/..;x", "http://a/b;", "http://a/b;c;d", "http://a/b;[",
-        "http://a/b;c/d", "http://a/%2f", "http://a/%2F%25%3B%3F", "http://a/%41", "http://a/%",
-        "http://a/%2%41", "http://a/?", "http://a/?a", "http://a/?a=", "http://a/?=a",
-        "http://a/?a=1&&b=2", "http://a/?a=1&", "http://a/?b=1&a=2", "http://a/?a=2&a=1",
-        "http://a/?a=1&a=1", "http://a/?a=b=c", "http://a/?a+b=1&a=1", "http://a/?a%2B=1&a-=1",
-        "http://a/?a=%20", "http://a/?a=%41", "http://a/?a=%2b", "http://a/?a=%2B&a=+",
-        "http://a/?a=%FF&a=%C3%A9", "http://a/?a;b=1", "http://a/?a=1;b=2", "http://a/?a=1;a=0",
-        "http://a/#", "http://a/#x", "http://a/#x y", "http://a/#\u{e9}", "http://a/#[",
-        "http://a/?a=1#b", "http://a#b", "http://a?b=1", "http://a/[]|", "http://a/ ",
-        "http://a/\\", "http://a/\t", "http://@a/", "http://a@b/", "http://[::1]/",
-        "http://a%41/", "http://a_b~c/", "https://a./", "http://a/b?c=d/e",
+        "http://a",
+        "http://A.B:8080",
+        "https://a:0/",
+        "https://a:01/",
+        "https://a:65535/",
+        "https://a:65536/",
+        "https://a:/",
+        "http://a/./b",
+        "http://a/b/..",
+        "http://a/.../b",
+        "http://a/b/.;x",
+        "http://a/b/..;x",
+        "http://a/b;",
+        "http://a/b;c;d",
+        "http://a/b;[",
+        "http://a/b;c/d",
+        "http://a/%2f",
+        "http://a/%2F%25%3B%3F",
+        "http://a/%41",
+        "http://a/%",
+        "http://a/%2%41",
+        "http://a/?",
+        "http://a/?a",
+        "http://a/?a=",
+        "http://a/?=a",
+        "http://a/?a=1&&b=2",
+        "http://a/?a=1&",
+        "http://a/?b=1&a=2",
+        "http://a/?a=2&a=1",
+        "http://a/?a=1&a=1",
+        "http://a/?a=b=c",
+        "http://a/?a+b=1&a=1",
+        "http://a/?a%2B=1&a-=1",
+        "http://a/?a=%20",
+        "http://a/?a=%41",
+        "http://a/?a=%2b",
+        "http://a/?a=%2B&a=+",
+        "http://a/?a=%FF&a=%C3%A9",
+        "http://a/?a;b=1",
+        "http://a/?a=1;b=2",
+        "http://a/?a=1;a=0",
+        "http://a/#",
+        "http://a/#x",
+        "http://a/#x y",
+        "http://a/#\u{e9}",
+        "http://a/#[",
+        "http://a/?a=1#b",
+        "http://a#b",
+        "http://a?b=1",
+        "http://a/[]|",
+        "http://a/ ",
+        "http://a/\\",
+        "http://a/\t",
+        "http://@a/",
+        "http://a@b/",
+        "http://[::1]/",
+        "http://a%41/",
+        "http://a_b~c/",
+        "https://a./",
+        "http://a/b?c=d/e",
     ];
     for o in option_sets() {
         for c in cases {
             check_with_key(c.as_bytes(), &o);
+        }
+    }
+    // A dot segment at every offset of the eight-byte steps.
+    let o = ProfileOptions::default();
+    for pad in 0..20 {
+        let p = "x".repeat(pad);
+        for tail in [
+            "/.", "/..", "/./y", "/../y", "/.x", "/..x", "/.;p", "/x.", "/.%2F",
+        ] {
+            for host in ["a", "abcdefgh", "A.Bcdefghijklmnop"] {
+                check_with_key(format!("http://{host}/{p}{tail}").as_bytes(), &o);
+                check_with_key(format!("https://{host}/{p}{tail}?a=1").as_bytes(), &o);
+            }
         }
     }
 }
@@ -121,7 +190,13 @@ fn fast_path_agrees_on_edge_cases() {
 /// Inputs near the fast path's edges: its prefixes, then text from the bytes that matter.
 fn near_canonical() -> impl Strategy<Value = String> {
     let head = prop::sample::select(vec![
-        "http://", "https://", "HTTP://", "http:/", "ftp://", "http://a", "https://x.y",
+        "http://",
+        "https://",
+        "HTTP://",
+        "http:/",
+        "ftp://",
+        "http://a",
+        "https://x.y",
     ]);
     let piece = prop::sample::select(vec![
         "a", "B", "0", "9", "-", ".", "_", "~", "/", "./", "../", "/.", "/..", ";", ";p", ":",
@@ -129,8 +204,7 @@ fn near_canonical() -> impl Strategy<Value = String> {
         "%41", "%20", "%FF", "%C3%A9", "[", "]", "|", " ", "\\", "\t", "\u{e9}", "*", "!", "$",
         "'", "(", ",", "a=1", "b=2", "a=", "=b", "xn--", "\"",
     ]);
-    (head, prop::collection::vec(piece, 0..14))
-        .prop_map(|(h, v)| format!("{h}{}", v.concat()))
+    (head, prop::collection::vec(piece, 0..14)).prop_map(|(h, v)| format!("{h}{}", v.concat()))
 }
 
 proptest! {
