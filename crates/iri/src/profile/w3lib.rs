@@ -8,6 +8,9 @@
 //! backslash in a special URL, a bracketed or non-ASCII host, a dot segment, more than
 //! [`INLINE_PAIRS`] query pairs, or an encoding other than UTF-8 for a non-ASCII query.
 
+mod fast;
+#[cfg(test)]
+mod fast_tests;
 mod idna;
 mod ip;
 #[cfg(test)]
@@ -50,6 +53,14 @@ pub(super) fn canonicalize(
     o: &ProfileOptions,
     out: &mut String,
 ) -> Result<(), Reject> {
+    if fast::try_push(input, o, out) {
+        return Ok(());
+    }
+    canonicalize_full(input, o, out)
+}
+
+/// [`canonicalize`] without the fast path: every rule, for every input.
+fn canonicalize_full(input: &[u8], o: &ProfileOptions, out: &mut String) -> Result<(), Reject> {
     let start = out.len();
     let retry = match attempt(input, o.encoding, o, out) {
         Ok(()) => return Ok(()),

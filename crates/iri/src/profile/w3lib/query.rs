@@ -113,7 +113,7 @@ impl Iterator for Unquoted<'_> {
 }
 
 /// The order of `_unquote_plus(a)` and `_unquote_plus(b)`, without building either.
-fn cmp_unquoted(a: &[u8], b: &[u8]) -> Ordering {
+pub(super) fn cmp_unquoted(a: &[u8], b: &[u8]) -> Ordering {
     if !a.contains(&b'%') && !a.contains(&b'+') && !b.contains(&b'%') && !b.contains(&b'+') {
         return a.cmp(b);
     }

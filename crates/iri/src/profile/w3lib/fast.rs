@@ -1,0 +1,364 @@
+//! The fast path: an input that is already its own key (or is one but for an upper-case host
+//! or an empty path) is proven so in one pass over its bytes and copied once. Anything it cannot
+//! prove is left to the full path ([`super::canonicalize_full`]), which gives the same key; the
+//! tests in `fast_tests.rs` hold the two together.
+//!
+//! What it accepts, in w3lib's terms (`docs/profiles/w3lib.md`, rules 1 to 11):
+//!
+//! - `http://` or `https://`, lower-case: `_strip` and the backslash rule change nothing when
+//!   every byte kept is one of the sets below (no control, space, tab or `\`).
+//! - a host of unreserved ASCII characters (lower-cased on the copy) and an optional port of
+//!   one to five digits without a leading zero, at most 65535: no userinfo, brackets, `%` or IDNA.
+//! - a path that starts with `/` (or is empty: it becomes `/`) of `_PATH_SAFE_CHARS` bytes, whose
+//!   only `%` are the escapes `%25`, `%2F`, `%3B`, `%3F` that `_unquotepath` keeps (upper-case),
+//!   with no `.` or `..` segment, and whose `;params` (in the last segment) are not empty and
+//!   hold only `_PATH_SAFEST_CHARS`.
+//! - a query of fields `key=value` (exactly one `=`, a value empty only under
+//!   `keep_blank_values`), each byte unreserved, `+`, or an upper-case escape `%XX` of a byte
+//!   that `_urlencode` escapes (not unreserved, not a space), the fields already in the order of
+//!   their unquoted `(key, value)` bytes; an ASCII-compatible encoding.
+//! - a fragment: dropped (any ASCII), or under `keep_fragments` not empty and all
+//!   `_PATH_SAFEST_CHARS`.
+
+use super::super::ProfileOptions;
+use super::query::cmp_unquoted;
+use super::{hex_value, push_ascii};
+use std::cmp::Ordering;
+
+/// Unreserved ASCII: a host byte and a query byte.
+const UNRES: u8 = 1;
+/// `_PATH_SAFE_CHARS` but `%`: a path byte.
+const PATH: u8 = 2;
+/// `_PATH_SAFEST_CHARS` but `%`: a params byte.
+const PARAM: u8 = 4;
+/// An ASCII upper-case letter.
+const UPPER: u8 = 8;
+/// A path byte that needs a look: `/`, `;`, `?`.
+const PATH_MARK: u8 = 16;
+/// A path byte that needs no look but for dot segments: `_PATH_SAFE_CHARS` but `%`, `;`, `?`.
+const PLAIN: u8 = 32;
+
+/// The classes of each byte.
+const CLASS: [u8; 256] = classes();
+
+const fn classes() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let unres = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~";
+    let mut i = 0;
+    while i < unres.len() {
+        t[unres[i] as usize] |= UNRES | PATH | PARAM;
+        i += 1;
+    }
+    let safest = b":/?@!$&'()*+,;=";
+    i = 0;
+    while i < safest.len() {
+        t[safest[i] as usize] |= PATH | PARAM;
+        i += 1;
+    }
+    t[b'[' as usize] |= PATH;
+    t[b']' as usize] |= PATH;
+    t[b'|' as usize] |= PATH;
+    i = 0;
+    while i < 256 {
+        if t[i] & PATH != 0 && i != b';' as usize && i != b'?' as usize {
+            t[i] |= PLAIN;
+        }
+        i += 1;
+    }
+    t[b'/' as usize] |= PATH_MARK;
+    t[b';' as usize] |= PATH_MARK;
+    t[b'?' as usize] |= PATH_MARK;
+    let mut c = b'A';
+    while c <= b'Z' {
+        t[c as usize] |= UPPER;
+        c += 1;
+    }
+    t
+}
+
+/// Where the key's pieces lie in the input.
+struct Plan {
+    /// The start of the host (after `//`).
+    host_start: usize,
+    /// The end of the host (the start of `:port` or the path).
+    host_end: usize,
+    /// Whether the host has an upper-case letter.
+    upper: bool,
+    /// Where the path starts (the end of the netloc).
+    path_start: usize,
+    /// Whether the path is empty (a `/` goes in).
+    empty_path: bool,
+    /// The end of the key in the input.
+    end: usize,
+}
+
+/// The start of the host: after `http://` or `https://`.
+fn host_start(input: &[u8]) -> Option<usize> {
+    match input {
+        [b'h', b't', b't', b'p', b':', b'/', b'/', ..] => Some(7),
+        [b'h', b't', b't', b'p', b's', b':', b'/', b'/', ..] => Some(8),
+        _ => None,
+    }
+}
+
+/// Appends the key of `input` and answers true where the fast path can prove it; leaves `out`
+/// alone and answers false otherwise.
+pub(super) fn try_push(input: &[u8], o: &ProfileOptions, out: &mut String) -> bool {
+    let Some(p) = plan(input, o) else {
+        return false;
+    };
+    if !p.upper && !p.empty_path {
+        push_ascii(&input[..p.end], out);
+        return true;
+    }
+    if p.upper {
+        push_ascii(&input[..p.host_start], out);
+        out.extend(
+            input[p.host_start..p.host_end]
+                .iter()
+                .map(|&c| char::from(c.to_ascii_lowercase())),
+        );
+        push_ascii(&input[p.host_end..p.path_start], out);
+    } else {
+        push_ascii(&input[..p.path_start], out);
+    }
+    if p.empty_path {
+        out.push('/');
+    }
+    push_ascii(&input[p.path_start..p.end], out);
+    true
+}
+
+/// The plan of an input the fast path accepts.
+fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
+    let sep = o.query_separator;
+    if !o.encoding.is_ascii_compatible()
+        || !sep.is_ascii()
+        || CLASS[usize::from(sep)] & UNRES != 0
+        || matches!(sep, b'+' | b'%' | b'=' | b'#')
+    {
+        return None;
+    }
+    let n = b.len();
+    let mut i = host_start(b)?;
+    let start = i;
+    let mut upper = 0;
+    while i < n && CLASS[usize::from(b[i])] & UNRES != 0 {
+        upper |= CLASS[usize::from(b[i])];
+        i += 1;
+    }
+    if i == start {
+        return None;
+    }
+    let host_end = i;
+    if b.get(i) == Some(&b':') {
+        i += 1;
+        let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        let port = &b[i..i + digits];
+        let value = port.iter().fold(0u32, |v, &d| v * 10 + u32::from(d - b'0'));
+        if !(1..=5).contains(&digits) || port[0] == b'0' || value > 65535 {
+            return None;
+        }
+        i += digits;
+    }
+    let path_start = i;
+    i = path(b, i)?;
+    let empty_path = i == path_start;
+    if b.get(i) == Some(&b'?') {
+        i = query(b, i + 1, o)?;
+    }
+    let end = if i == n {
+        n
+    } else if b[i] != b'#' {
+        return None;
+    } else {
+        fragment(&b[i + 1..], o.keep_fragments)?.map_or(i, |()| n)
+    };
+    Some(Plan {
+        host_start: start,
+        host_end,
+        upper: upper & UPPER != 0,
+        path_start,
+        empty_path,
+        end,
+    })
+}
+
+/// The end of the path that starts at `i` (at `?`, `#` or the end of the input), if the path
+/// is its own key.
+fn path(b: &[u8], i: usize) -> Option<usize> {
+    let n = b.len();
+    if i < n && b[i] != b'/' && b[i] != b'?' && b[i] != b'#' {
+        return None;
+    }
+    // The common path: plain bytes only, no "/." anywhere (so no dot segment). Eight bytes at
+    // a time while they are all plain, then byte by byte.
+    let (mut k, mut carry, mut dot) = (i, 0u64, false);
+    while let Some(chunk) = b.get(k..k + 8) {
+        let all = chunk.iter().fold(PLAIN, |a, &c| a & CLASS[usize::from(c)]);
+        if all == 0 {
+            break;
+        }
+        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let (slashes, dots) = (zero_bytes(w ^ SLASHES), zero_bytes(w ^ DOTS));
+        dot |= ((slashes << 8) | carry) & dots != 0;
+        carry = slashes >> 56;
+        k += 8;
+    }
+    let mut slash = carry != 0;
+    while k < n {
+        let c = b[k];
+        if CLASS[usize::from(c)] & PLAIN == 0 {
+            break;
+        }
+        dot |= slash & (c == b'.');
+        slash = c == b'/';
+        k += 1;
+    }
+    if dot || (k < n && matches!(b[k], b'%' | b';')) {
+        return path_marked(b, i);
+    }
+    Some(k)
+}
+
+/// `/` in every byte.
+const SLASHES: u64 = 0x2f2f_2f2f_2f2f_2f2f;
+/// `.` in every byte.
+const DOTS: u64 = 0x2e2e_2e2e_2e2e_2e2e;
+
+/// `0x80` in each byte of `x` that is zero, `0` in the others (exact, no carries between
+/// bytes).
+fn zero_bytes(x: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    !(((x & LOW7) + LOW7) | x | LOW7)
+}
+
+/// [`path`] for a path with an escape, a `;` or a `/.`: segment by segment.
+fn path_marked(b: &[u8], mut i: usize) -> Option<usize> {
+    let n = b.len();
+    // The current segment's start and its first ";" (the params, if it is the last one).
+    let mut seg = i;
+    let mut semi = usize::MAX;
+    while i < n {
+        let c = b[i];
+        let class = CLASS[usize::from(c)];
+        if class & (PATH | PATH_MARK) == PATH {
+            i += 1;
+            continue;
+        }
+        if class & PATH == 0 {
+            if c == b'%' && kept_escape(b, i) {
+                i += 3;
+                continue;
+            }
+            break;
+        }
+        match c {
+            b'/' => {
+                if is_dots(&b[seg..i]) {
+                    return None;
+                }
+                seg = i + 1;
+                semi = usize::MAX;
+            }
+            b';' => semi = semi.min(i),
+            _ => break, // "?"
+        }
+        i += 1;
+    }
+    // The last segment: its path part must not be a dot segment, its params not empty and all
+    // _PATH_SAFEST_CHARS.
+    if is_dots(&b[seg..semi.min(i)]) {
+        return None;
+    }
+    if semi < i {
+        let params = &b[semi + 1..i];
+        if params.is_empty() || params.iter().any(|&c| !is_safest(c)) {
+            return None;
+        }
+    }
+    Some(i)
+}
+
+/// Whether a segment is `.` or `..`.
+fn is_dots(s: &[u8]) -> bool {
+    matches!(s, b"." | b"..")
+}
+
+/// Whether `_PATH_SAFEST_CHARS` keeps `c` (`%` included).
+fn is_safest(c: u8) -> bool {
+    c == b'%' || CLASS[usize::from(c)] & PARAM != 0
+}
+
+/// Whether `b[i..]` starts with `%25`, `%2F`, `%3B` or `%3F`: the escapes `_unquotepath`
+/// keeps, written as the last quoting writes them.
+fn kept_escape(b: &[u8], i: usize) -> bool {
+    matches!(b.get(i + 1..i + 3), Some(b"25" | b"2F" | b"3B" | b"3F"))
+}
+
+/// The end of the query that starts at `i` (at `#` or the end of the input), if the query is
+/// its own key.
+fn query(b: &[u8], mut i: usize, o: &ProfileOptions) -> Option<usize> {
+    let n = b.len();
+    let sep = o.query_separator;
+    let mut prev: Option<(&[u8], &[u8])> = None;
+    loop {
+        let start = i;
+        let mut eq = usize::MAX;
+        while i < n {
+            let c = b[i];
+            if CLASS[usize::from(c)] & UNRES != 0 || c == b'+' {
+                i += 1;
+            } else if c == b'%' && written_escape(b, i) {
+                i += 3;
+            } else if c == b'=' && eq == usize::MAX {
+                eq = i;
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        // A field without "=", an empty field, or a blank value dropped: not its own key.
+        if eq == usize::MAX || (eq + 1 == i && !o.keep_blank_values) {
+            return None;
+        }
+        let pair = (&b[start..eq], &b[eq + 1..i]);
+        if let Some(p) = prev {
+            let order = cmp_unquoted(p.0, pair.0).then_with(|| cmp_unquoted(p.1, pair.1));
+            if order == Ordering::Greater {
+                return None;
+            }
+        }
+        prev = Some(pair);
+        if i < n && b[i] == sep {
+            i += 1;
+            continue;
+        }
+        return (i == n || b[i] == b'#').then_some(i);
+    }
+}
+
+/// Whether `b[i..]` starts with `%XY` (upper-case hex) of a byte that `_urlencode` writes so:
+/// not unreserved, not a space.
+fn written_escape(b: &[u8], i: usize) -> bool {
+    let Some(&[hi, lo]) = b.get(i + 1..i + 3) else {
+        return false;
+    };
+    let upper_hex = |c: u8| c.is_ascii_digit() || (b'A'..=b'F').contains(&c);
+    if !upper_hex(hi) || !upper_hex(lo) {
+        return false;
+    }
+    let v = hex_value(hi).unwrap_or(0) << 4 | hex_value(lo).unwrap_or(0);
+    v != b' ' && CLASS[usize::from(v)] & UNRES == 0
+}
+
+/// The fragment's fate: `Some(Some(()))` kept, `Some(None)` dropped, `None` not provable.
+fn fragment(f: &[u8], keep: bool) -> Option<Option<()>> {
+    if !keep {
+        return f.is_ascii().then_some(None);
+    }
+    if f.is_empty() {
+        return Some(None);
+    }
+    f.iter().all(|&c| is_safest(c)).then_some(Some(()))
+}
