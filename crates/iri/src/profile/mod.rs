@@ -312,7 +312,15 @@ impl Profile {
     /// assert_eq!(out, "http://a.example/");
     /// ```
     pub fn canonicalize_into(&self, input: &str, out: &mut String) -> Result<(), ProfileError> {
-        self.canonicalize_bytes_into(input.as_bytes(), out)
+        match self.kind {
+            // text is what w3lib reads as a `str`: its fast path copies it without a check
+            ProfileKind::W3lib => {
+                let len = out.len();
+                w3lib::canonicalize_str(input, &self.options, out)
+                    .map_err(|r| self.error(r, out, len))
+            }
+            _ => self.canonicalize_bytes_into(input.as_bytes(), out),
+        }
     }
 
     /// [`Profile::canonicalize_into`] for input that may not be UTF-8: urlcanon reads bytes,
@@ -339,14 +347,17 @@ impl Profile {
             ProfileKind::CrawlerCommons => crawler_commons::canonicalize(input, o, out),
             ProfileKind::Gsb => gsb::canonicalize(input, out),
         };
-        r.map_err(|Reject { reason, offset }| {
-            out.truncate(len);
-            ProfileError {
-                profile: self.kind,
-                reason,
-                offset,
-            }
-        })
+        r.map_err(|r| self.error(r, out, len))
+    }
+
+    /// A rejection as this profile's error; `out` cut back to `len`, as it was.
+    fn error(&self, r: Reject, out: &mut String, len: usize) -> ProfileError {
+        out.truncate(len);
+        ProfileError {
+            profile: self.kind,
+            reason: r.reason,
+            offset: r.offset,
+        }
     }
 
     /// The profile's key of `input`.

@@ -59,6 +59,19 @@ pub(super) fn canonicalize(
     canonicalize_full(input, o, out)
 }
 
+/// [`canonicalize`] of text (the input as `Profile::canonicalize_into` has it): the same key,
+/// with the fast path's copy spared a UTF-8 check.
+pub(super) fn canonicalize_str(
+    input: &str,
+    o: &ProfileOptions,
+    out: &mut String,
+) -> Result<(), Reject> {
+    if fast::try_push_str(input, o, out) {
+        return Ok(());
+    }
+    canonicalize_full(input.as_bytes(), o, out)
+}
+
 /// [`canonicalize`] without the fast path: every rule, for every input.
 fn canonicalize_full(input: &[u8], o: &ProfileOptions, out: &mut String) -> Result<(), Reject> {
     let start = out.len();

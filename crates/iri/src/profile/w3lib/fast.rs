@@ -107,9 +107,29 @@ pub(super) fn try_push(input: &[u8], o: &ProfileOptions, out: &mut String) -> bo
     let Some(p) = plan(input, o) else {
         return false;
     };
+    push_plan(&p, input, out);
+    true
+}
+
+/// [`try_push`] for text: the input is already known to be UTF-8, so the common case (an input
+/// that is its own key) is one copy without a UTF-8 check.
+pub(super) fn try_push_str(input: &str, o: &ProfileOptions, out: &mut String) -> bool {
+    let Some(p) = plan(input.as_bytes(), o) else {
+        return false;
+    };
+    match input.get(..p.end) {
+        // every byte the plan accepts is ASCII, so `p.end` is a character boundary
+        Some(key) if !p.upper && !p.empty_path => out.push_str(key),
+        _ => push_plan(&p, input.as_bytes(), out),
+    }
+    true
+}
+
+/// Appends the key that plan `p` of `input` describes.
+fn push_plan(p: &Plan, input: &[u8], out: &mut String) {
     if !p.upper && !p.empty_path {
         push_ascii(&input[..p.end], out);
-        return true;
+        return;
     }
     if p.upper {
         push_ascii(&input[..p.host_start], out);
@@ -126,7 +146,6 @@ pub(super) fn try_push(input: &[u8], o: &ProfileOptions, out: &mut String) -> bo
         out.push('/');
     }
     push_ascii(&input[p.path_start..p.end], out);
-    true
 }
 
 /// The plan of an input the fast path accepts.

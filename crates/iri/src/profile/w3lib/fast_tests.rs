@@ -38,6 +38,12 @@ fn agrees(input: &[u8], o: &ProfileOptions) -> bool {
         "{input:?}: the full path rejects, the fast path answers {fast_key:?}"
     );
     assert_eq!(fast_key, full_key, "{input:?} under {o:?}");
+    // text takes its own copy of the fast path: the same key
+    if let Ok(text) = std::str::from_utf8(input) {
+        let mut str_key = String::from("prefix:");
+        assert!(fast::try_push_str(text, o, &mut str_key), "{text:?}");
+        assert_eq!(str_key, full_key, "{text:?} as text");
+    }
     true
 }
 
