@@ -6,6 +6,7 @@
 //! writes the host reversed (`hostToSURT`). Every rule is in `docs/profiles/surt-ia.md`; the
 //! percent-encoding and Punycode are shared with the `gsb` profile.
 
+mod fast;
 mod idna;
 mod nameprep_tables;
 mod session;
@@ -25,6 +26,14 @@ pub(super) fn canonicalize(
     o: &ProfileOptions,
     out: &mut String,
 ) -> Result<(), Reject> {
+    if fast::canonicalize(input, o, out) {
+        return Ok(());
+    }
+    full(input, o, out)
+}
+
+/// [`canonicalize`] without the fast path: every rule, step by step.
+fn full(input: &[u8], o: &ProfileOptions, out: &mut String) -> Result<(), Reject> {
     if input.is_empty() {
         out.push('-');
         return Ok(());
