@@ -311,6 +311,11 @@ impl Profile {
     /// assert_eq!(out, "http://a.example/");
     /// ```
     pub fn canonicalize_into(&self, input: &str, out: &mut String) -> Result<(), ProfileError> {
+        // `surt-ia`'s fast path works on text it knows to be UTF-8.
+        if self.kind == ProfileKind::SurtIa && surt_ia::canonicalize_fast(input, &self.options, out)
+        {
+            return Ok(());
+        }
         self.canonicalize_bytes_into(input.as_bytes(), out)
     }
 

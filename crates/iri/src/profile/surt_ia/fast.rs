@@ -19,14 +19,29 @@ fn plain(b: u8) -> bool {
     b.wrapping_sub(0x21) < 0x5E && b != b'%'
 }
 
-/// Whether a byte may stand in the host on the fast path.
+/// The bytes that end the host on the fast path (or send the URL the long way).
+const HOST_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let stops = b"@[]:/?#";
+    let mut i = 0;
+    while i < stops.len() {
+        t[stops[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// Whether `f` holds of some two bytes in a row of `s` (branch-free, so that it vectorizes).
 #[inline]
-fn host_byte(b: u8) -> bool {
-    !matches!(b, b'@' | b'[' | b']' | b':' | b'/' | b'?' | b'#')
+fn pairs(s: &[u8], f: impl Fn(u8, u8) -> bool) -> bool {
+    let next = s.get(1..).unwrap_or_default();
+    s.iter()
+        .zip(next)
+        .fold(false, |any, (&a, &c)| any | f(a, c))
 }
 
 /// The SURT key of `input` appended to `out`, if `input` has the fast path's shape.
-pub(super) fn canonicalize(input: &[u8], o: &ProfileOptions, out: &mut String) -> bool {
+pub(super) fn canonicalize(input: &str, o: &ProfileOptions, out: &mut String) -> bool {
     let len = out.len();
     let done = key(input, o, out).is_some();
     if !done {
@@ -35,13 +50,18 @@ pub(super) fn canonicalize(input: &[u8], o: &ProfileOptions, out: &mut String) -
     done
 }
 
-fn key(input: &[u8], o: &ProfileOptions, out: &mut String) -> Option<()> {
-    // A branch-free scan, so that it vectorizes.
-    if input.iter().fold(false, |bad, &b| bad | !plain(b)) {
+fn key(url: &str, o: &ProfileOptions, out: &mut String) -> Option<()> {
+    // Branch-free scans, so that they vectorize: the bytes, and whether `#` or `?` occur.
+    let (mut bad, mut hash, mut quest) = (false, false, false);
+    for &c in url.as_bytes() {
+        bad |= !plain(c);
+        hash |= c == b'#';
+        quest |= c == b'?';
+    }
+    if bad {
         return None;
     }
     // Printable ASCII: every index is a char boundary.
-    let url = std::str::from_utf8(input).ok()?;
     let (scheme, rest) = if let Some(r) = url.strip_prefix("http://") {
         ("http", r)
     } else if let Some(r) = url.strip_prefix("https://") {
@@ -53,24 +73,21 @@ fn key(input: &[u8], o: &ProfileOptions, out: &mut String) -> Option<()> {
     if rest.starts_with("http://") || rest.starts_with("https://") {
         return None;
     }
-    let rest = &rest[..memchr::memchr(b'#', rest.as_bytes()).unwrap_or(rest.len())];
+    let rest = match hash {
+        true => &rest[..memchr::memchr(b'#', rest.as_bytes()).unwrap_or(rest.len())],
+        false => rest,
+    };
     let b = rest.as_bytes();
     // The host: no empty label (so no `..`, no dot at either end), not digits and dots only.
-    let (mut host_end, mut after_dot, mut ipish) = (0, true, true);
-    while let Some(&c) = b.get(host_end) {
-        if c == b'.' {
-            if after_dot {
-                return None;
-            }
-            after_dot = true;
-        } else if host_byte(c) {
-            after_dot = false;
-            ipish &= c.is_ascii_digit();
-        } else {
-            break;
-        }
-        host_end += 1;
-    }
+    let host_end = b
+        .iter()
+        .position(|&c| HOST_STOP[usize::from(c)])
+        .unwrap_or(b.len());
+    let hb = &b[..host_end];
+    let after_dot = hb.first().is_none_or(|&c| c == b'.')
+        || hb.last() == Some(&b'.')
+        || pairs(hb, |a, c| a == b'.' && c == b'.');
+    let ipish = hb.iter().all(|&c| c.is_ascii_digit() || c == b'.');
     if after_dot || ipish {
         return None;
     }
@@ -127,7 +144,11 @@ fn key(input: &[u8], o: &ProfileOptions, out: &mut String) -> Option<()> {
     }
     out.push(')');
     out[start..].make_ascii_lowercase();
-    let (path, query) = match memchr::memchr(b'?', &b[netloc_end..]) {
+    let at_q = match quest {
+        true => memchr::memchr(b'?', &b[netloc_end..]),
+        false => None,
+    };
+    let (path, query) = match at_q {
         Some(q) => (
             &rest[netloc_end..netloc_end + q],
             Some(&rest[netloc_end + q + 1..]),
@@ -160,11 +181,9 @@ fn write_path(path: &str, out: &mut String) -> Option<()> {
     let pb = path.as_bytes();
     if pb.len() > 1 {
         // `//`, `/.` or `(` send it the long way; most paths have none.
-        let (mut odd, mut prev) = (false, b'/');
-        for &c in &pb[1..] {
-            odd |= (prev == b'/' && (c == b'/' || c == b'.')) | (c == b'(');
-            prev = c;
-        }
+        let odd = pairs(pb, |a, c| {
+            (a == b'/') & ((c == b'/') | (c == b'.')) | (c == b'(')
+        });
         if !odd {
             out.push_str(&path[1..]);
         } else {

@@ -26,10 +26,16 @@ pub(super) fn canonicalize(
     o: &ProfileOptions,
     out: &mut String,
 ) -> Result<(), Reject> {
-    if fast::canonicalize(input, o, out) {
+    let fast = std::str::from_utf8(input).is_ok_and(|s| fast::canonicalize(s, o, out));
+    if fast {
         return Ok(());
     }
     full(input, o, out)
+}
+
+/// The key of `input` appended to `out` if the fast path takes it (else `out` is untouched).
+pub(super) fn canonicalize_fast(input: &str, o: &ProfileOptions, out: &mut String) -> bool {
+    fast::canonicalize(input, o, out)
 }
 
 /// [`canonicalize`] without the fast path: every rule, step by step.
