@@ -7,7 +7,7 @@
 //! reported as URLs per second. `--json` prints one JSON object per case instead of a table.
 //!
 //! ```text
-//! profile_bench [--urls FILE] [--runs N] [--json]
+//! profile_bench [--urls FILE] [--runs N] [--json] [--only NAME]
 //! ```
 
 use linksieve_benches::{count_ok, median, use_ok};
@@ -56,15 +56,17 @@ fn cases() -> Vec<(String, Run)> {
 
 fn usage() -> String {
     format!(
-        "usage: profile_bench [--urls FILE] [--runs N] [--json]\n  \
+        "usage: profile_bench [--urls FILE] [--runs N] [--json] [--only NAME]\n  \
          --urls  URL list, one per line, a UTF-8 BOM stripped (default {DEFAULT_URLS})\n  \
          --runs  timed passes per case after one warm-up, 1..=1000 (default {DEFAULT_RUNS})\n  \
-         --json  one JSON object per case: name, accepted, urls_per_s"
+         --json  one JSON object per case: name, accepted, urls_per_s\n  \
+         --only  run only the profile NAME and ada-url (for profilers such as callgrind)"
     )
 }
 
 fn main() -> ExitCode {
     let (mut path, mut runs, mut json) = (PathBuf::from(DEFAULT_URLS), DEFAULT_RUNS, false);
+    let mut only: Option<String> = None;
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let parsed = match flag.as_str() {
@@ -78,6 +80,10 @@ fn main() -> ExitCode {
                 .filter(|n| (1..=1000).contains(n))
                 .map(|n| runs = n)
                 .ok_or("--runs needs a number in 1..=1000"),
+            "--only" => it
+                .next()
+                .map(|v| only = Some(v))
+                .ok_or("--only needs a profile name"),
             "--json" => {
                 json = true;
                 Ok(())
@@ -102,7 +108,22 @@ fn main() -> ExitCode {
         .filter(|l| !l.is_empty())
         .map(str::to_owned)
         .collect();
-    let cases = cases();
+    let mut cases = cases();
+    if let Some(name) = &only {
+        let last = cases.len() - 1;
+        let mut i = 0;
+        cases.retain(|(n, _)| {
+            i += 1;
+            n == name || i - 1 == last
+        });
+        if cases.len() < 2 {
+            eprintln!(
+                "profile_bench: --only: no profile named {name}\n{}",
+                usage()
+            );
+            return ExitCode::from(2);
+        }
+    }
     let accepted: Vec<usize> = cases.iter().map(|(_, run)| run(&urls)).collect();
     let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(runs); cases.len()];
     for _ in 0..runs {

@@ -319,6 +319,8 @@ impl Profile {
                 w3lib::canonicalize_str(input, &self.options, out)
                     .map_err(|r| self.error(r, out, len))
             }
+            // `surt-ia`'s fast path works on text it knows to be UTF-8
+            ProfileKind::SurtIa if surt_ia::canonicalize_fast(input, &self.options, out) => Ok(()),
             _ => self.canonicalize_bytes_into(input.as_bytes(), out),
         }
     }

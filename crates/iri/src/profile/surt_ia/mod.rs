@@ -6,6 +6,7 @@
 //! writes the host reversed (`hostToSURT`). Every rule is in `docs/profiles/surt-ia.md`; the
 //! percent-encoding and Punycode are shared with the `gsb` profile.
 
+mod fast;
 mod idna;
 mod session;
 #[cfg(test)]
@@ -24,6 +25,20 @@ pub(super) fn canonicalize(
     o: &ProfileOptions,
     out: &mut String,
 ) -> Result<(), Reject> {
+    let fast = std::str::from_utf8(input).is_ok_and(|s| fast::canonicalize(s, o, out));
+    if fast {
+        return Ok(());
+    }
+    full(input, o, out)
+}
+
+/// The key of `input` appended to `out` if the fast path takes it (else `out` is untouched).
+pub(super) fn canonicalize_fast(input: &str, o: &ProfileOptions, out: &mut String) -> bool {
+    fast::canonicalize(input, o, out)
+}
+
+/// [`canonicalize`] without the fast path: every rule, step by step.
+fn full(input: &[u8], o: &ProfileOptions, out: &mut String) -> Result<(), Reject> {
     if input.is_empty() {
         out.push('-');
         return Ok(());
