@@ -161,6 +161,16 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
     let n = b.len();
     let mut i = host_start(b)?;
     let start = i;
+    // Eight bytes at a time while they are lower-case letters, digits, `-` or `.`; then byte
+    // by byte from the first other byte (the end of the host, or an upper-case letter).
+    while let Some(chunk) = b.get(i..i + 8) {
+        let good = host_bytes(word(chunk));
+        if good != HIGH {
+            i += (!good & HIGH).trailing_zeros() as usize / 8;
+            break;
+        }
+        i += 8;
+    }
     let mut upper = 0;
     while i < n && CLASS[usize::from(b[i])] & UNRES != 0 {
         upper |= CLASS[usize::from(b[i])];
@@ -218,7 +228,7 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
         if all == 0 {
             break;
         }
-        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let w = word(chunk);
         let (slashes, dots) = (zero_bytes(w ^ SLASHES), zero_bytes(w ^ DOTS));
         dot |= ((slashes << 8) | carry) & dots != 0;
         carry = slashes >> 56;
@@ -244,6 +254,30 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
 const SLASHES: u64 = 0x2f2f_2f2f_2f2f_2f2f;
 /// `.` in every byte.
 const DOTS: u64 = 0x2e2e_2e2e_2e2e_2e2e;
+
+/// `0x80` in every byte.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+/// `0x01` in every byte.
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// Eight bytes as a little-endian word (the first byte lowest).
+fn word(chunk: &[u8]) -> u64 {
+    u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]))
+}
+
+/// `0x80` in each byte of `w` in `lo..=hi` (`hi` below `0x80`), exact in every byte below the
+/// first one of `0x80` or more.
+fn in_range(w: u64, lo: u8, hi: u8) -> u64 {
+    let ge = w.wrapping_add(ONES * u64::from(0x80 - lo));
+    let gt = w.wrapping_add(ONES * u64::from(0x7f - hi));
+    ge & !gt & !w & HIGH
+}
+
+/// `0x80` in each byte of `w` that is a lower-case letter, a digit, `-` or `.` (exact up to
+/// the first other byte).
+fn host_bytes(w: u64) -> u64 {
+    in_range(w, b'a', b'z') | in_range(w, b'0', b'9') | in_range(w, b'-', b'.')
+}
 
 /// `0x80` in each byte of `x` that is zero, `0` in the others (exact, no carries between
 /// bytes).
