@@ -17,11 +17,14 @@
 //!   `keep_blank_values`), each byte unreserved, `+`, or an upper-case escape `%XX` of a byte
 //!   that `_urlencode` escapes (not unreserved, not a space), the fields already in the order of
 //!   their unquoted `(key, value)` bytes; an ASCII-compatible encoding.
+//!   A query of other printable ASCII bytes (not `\`) is not copied but written as the full path
+//!   writes it ([`query::push`]: the fields split, sorted and form-encoded): under an
+//!   ASCII-compatible encoding, the full path's query is these same bytes.
 //! - a fragment: dropped (any ASCII), or under `keep_fragments` not empty and all
 //!   `_PATH_SAFEST_CHARS`.
 
 use super::super::ProfileOptions;
-use super::query::cmp_unquoted;
+use super::query::{self, cmp_unquoted};
 use super::{hex_value, push_ascii};
 use std::cmp::Ordering;
 
@@ -90,6 +93,9 @@ struct Plan {
     empty_path: bool,
     /// The end of the key in the input.
     end: usize,
+    /// The query (after `?`, up to `#` or the end), where it is not its own key and is
+    /// written as the full path writes it.
+    requery: Option<(usize, usize)>,
 }
 
 /// The start of the host: after `http://` or `https://`.
@@ -107,7 +113,7 @@ pub(super) fn try_push(input: &[u8], o: &ProfileOptions, out: &mut String) -> bo
     let Some(p) = plan(input, o) else {
         return false;
     };
-    push_plan(&p, input, out);
+    push_plan(&p, input, o, out);
     true
 }
 
@@ -119,16 +125,28 @@ pub(super) fn try_push_str(input: &str, o: &ProfileOptions, out: &mut String) ->
     };
     match input.get(..p.end) {
         // every byte the plan accepts is ASCII, so `p.end` is a character boundary
-        Some(key) if !p.upper && !p.empty_path => out.push_str(key),
-        _ => push_plan(&p, input.as_bytes(), out),
+        Some(key) if !p.upper && !p.empty_path && p.requery.is_none() => out.push_str(key),
+        _ => push_plan(&p, input.as_bytes(), o, out),
     }
     true
 }
 
 /// Appends the key that plan `p` of `input` describes.
-fn push_plan(p: &Plan, input: &[u8], out: &mut String) {
+fn push_plan(p: &Plan, input: &[u8], o: &ProfileOptions, out: &mut String) {
+    match p.requery {
+        None => push_head(p, p.end, input, out),
+        Some((start, end)) => {
+            push_head(p, start - 1, input, out);
+            query::push(&input[start..end], o, out);
+            push_ascii(&input[end..p.end], out);
+        }
+    }
+}
+
+/// Appends the key of `input[..end]`, as plan `p` describes it.
+fn push_head(p: &Plan, end: usize, input: &[u8], out: &mut String) {
     if !p.upper && !p.empty_path {
-        push_ascii(&input[..p.end], out);
+        push_ascii(&input[..end], out);
         return;
     }
     if p.upper {
@@ -145,7 +163,7 @@ fn push_plan(p: &Plan, input: &[u8], out: &mut String) {
     if p.empty_path {
         out.push('/');
     }
-    push_ascii(&input[p.path_start..p.end], out);
+    push_ascii(&input[p.path_start..end], out);
 }
 
 /// The plan of an input the fast path accepts.
@@ -161,6 +179,16 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
     let n = b.len();
     let mut i = host_start(b)?;
     let start = i;
+    // Eight bytes at a time while they are lower-case letters, digits, `-` or `.`; then byte
+    // by byte from the first other byte (the end of the host, or an upper-case letter).
+    while let Some(chunk) = b.get(i..i + 8) {
+        let good = host_bytes(word(chunk));
+        if good != HIGH {
+            i += (!good & HIGH).trailing_zeros() as usize / 8;
+            break;
+        }
+        i += 8;
+    }
     let mut upper = 0;
     while i < n && CLASS[usize::from(b[i])] & UNRES != 0 {
         upper |= CLASS[usize::from(b[i])];
@@ -183,8 +211,20 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
     let path_start = i;
     i = path(b, i)?;
     let empty_path = i == path_start;
+    let mut requery = None;
     if b.get(i) == Some(&b'?') {
-        i = query(b, i + 1, o)?;
+        i = match query(b, i + 1, o) {
+            Some(end) => end,
+            None => {
+                let q = i + 1;
+                let end = b[q..]
+                    .iter()
+                    .position(|&c| !is_query_byte(c))
+                    .map_or(n, |k| q + k);
+                requery = Some((q, end));
+                end
+            }
+        };
     }
     let end = if i == n {
         n
@@ -200,6 +240,7 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
         path_start,
         empty_path,
         end,
+        requery,
     })
 }
 
@@ -218,7 +259,7 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
         if all == 0 {
             break;
         }
-        let w = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let w = word(chunk);
         let (slashes, dots) = (zero_bytes(w ^ SLASHES), zero_bytes(w ^ DOTS));
         dot |= ((slashes << 8) | carry) & dots != 0;
         carry = slashes >> 56;
@@ -244,6 +285,30 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
 const SLASHES: u64 = 0x2f2f_2f2f_2f2f_2f2f;
 /// `.` in every byte.
 const DOTS: u64 = 0x2e2e_2e2e_2e2e_2e2e;
+
+/// `0x80` in every byte.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+/// `0x01` in every byte.
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// Eight bytes as a little-endian word (the first byte lowest).
+fn word(chunk: &[u8]) -> u64 {
+    u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]))
+}
+
+/// `0x80` in each byte of `w` in `lo..=hi` (`hi` below `0x80`), exact in every byte below the
+/// first one of `0x80` or more.
+fn in_range(w: u64, lo: u8, hi: u8) -> u64 {
+    let ge = w.wrapping_add(ONES * u64::from(0x80 - lo));
+    let gt = w.wrapping_add(ONES * u64::from(0x7f - hi));
+    ge & !gt & !w & HIGH
+}
+
+/// `0x80` in each byte of `w` that is a lower-case letter, a digit, `-` or `.` (exact up to
+/// the first other byte).
+fn host_bytes(w: u64) -> u64 {
+    in_range(w, b'a', b'z') | in_range(w, b'0', b'9') | in_range(w, b'-', b'.')
+}
 
 /// `0x80` in each byte of `x` that is zero, `0` in the others (exact, no carries between
 /// bytes).
@@ -355,6 +420,12 @@ fn query(b: &[u8], mut i: usize, o: &ProfileOptions) -> Option<usize> {
         }
         return (i == n || b[i] == b'#').then_some(i);
     }
+}
+
+/// Whether the full path takes `c` into the query as it is (printable ASCII, not `\`), and
+/// [`query::push`] writes it (`#` ends the query).
+fn is_query_byte(c: u8) -> bool {
+    (b'!'..=b'~').contains(&c) && c != b'#' && c != b'\\'
 }
 
 /// Whether `b[i..]` starts with `%XY` (upper-case hex) of a byte that `_urlencode` writes so:
