@@ -409,9 +409,7 @@ impl Worker<'_> {
         let i = push_item(&mut self.out, found, fp_text, start, lower, reached);
         self.repeats.0.insert(hash, i);
     }
-}
 
-impl Worker<'_> {
     /// Records a link that has no key.
     fn reject(&mut self, e: &NormalizeError, original: &str, offset: u64, line: u64) {
         self.out.rejected.push(Rejected {
