@@ -99,11 +99,19 @@ struct Plan {
 }
 
 /// The start of the host: after `http://` or `https://`.
+#[inline]
 fn host_start(input: &[u8]) -> Option<usize> {
-    match input {
-        [b'h', b't', b't', b'p', b':', b'/', b'/', ..] => Some(7),
-        [b'h', b't', b't', b'p', b's', b':', b'/', b'/', ..] => Some(8),
-        _ => None,
+    // the first eight bytes as one word: `http://` and one byte, or `https://`
+    const HTTP: u64 = u64::from_le_bytes(*b"http://\0");
+    const HTTPS: u64 = u64::from_le_bytes(*b"https://");
+    const SEVEN: u64 = 0x00ff_ffff_ffff_ffff;
+    let w = u64::from_le_bytes(*input.first_chunk::<8>()?);
+    if w & SEVEN == HTTP {
+        Some(7)
+    } else if w == HTTPS {
+        Some(8)
+    } else {
+        None
     }
 }
 
@@ -167,9 +175,10 @@ fn push_head(p: &Plan, end: usize, input: &[u8], out: &mut String) {
 }
 
 /// The plan of an input the fast path accepts.
+#[inline(always)]
 fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
     let sep = o.query_separator;
-    if !o.encoding.is_ascii_compatible()
+    if !(o.encoding == encoding_rs::UTF_8 || o.encoding.is_ascii_compatible())
         || !sep.is_ascii()
         || CLASS[usize::from(sep)] & UNRES != 0
         || matches!(sep, b'+' | b'%' | b'=' | b'#')
@@ -246,6 +255,7 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
 
 /// The end of the path that starts at `i` (at `?`, `#` or the end of the input), if the path
 /// is its own key.
+#[inline(always)]
 fn path(b: &[u8], i: usize) -> Option<usize> {
     let n = b.len();
     if i < n && b[i] != b'/' && b[i] != b'?' && b[i] != b'#' {
