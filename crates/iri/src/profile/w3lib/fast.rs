@@ -265,8 +265,7 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
     // a time while they are all plain, then byte by byte.
     let (mut k, mut carry, mut dot) = (i, 0u64, false);
     while let Some(chunk) = b.get(k..k + 8) {
-        let all = chunk.iter().fold(PLAIN, |a, &c| a & CLASS[usize::from(c)]);
-        if all == 0 {
+        if !all_plain(chunk) {
             break;
         }
         let w = word(chunk);
@@ -274,6 +273,23 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
         dot |= ((slashes << 8) | carry) & dots != 0;
         carry = slashes >> 56;
         k += 8;
+    }
+    // Fewer than eight bytes left: where the last eight bytes of the input are all plain, the
+    // path runs to the end. Those before `k` are the path so far or the scheme, host and port
+    // (all plain), so the pairs in them and across `k` are all looked at; a "/." before `i` (a
+    // host after "//" that starts with ".") only sends the path to the exact check.
+    if let Some(last) = b
+        .get(n.wrapping_sub(8)..)
+        .and_then(<[u8]>::first_chunk::<8>)
+    {
+        if k < n && n - k < 8 && all_plain(last) {
+            let w = u64::from_le_bytes(*last);
+            let dots = (zero_bytes(w ^ SLASHES) << 8) & zero_bytes(w ^ DOTS);
+            if dot || dots != 0 {
+                return path_marked(b, i);
+            }
+            return Some(n);
+        }
     }
     let mut slash = carry != 0;
     while k < n {
@@ -289,6 +305,12 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
         return path_marked(b, i);
     }
     Some(k)
+}
+
+/// Whether every byte of `chunk` is plain.
+#[inline(always)]
+fn all_plain(chunk: &[u8]) -> bool {
+    chunk.iter().fold(PLAIN, |a, &c| a & CLASS[usize::from(c)]) != 0
 }
 
 /// `/` in every byte.
