@@ -263,17 +263,18 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
     }
     // The common path: plain bytes only, no "/." anywhere (so no dot segment). Eight bytes at
     // a time while they are all plain, then byte by byte.
-    let (mut k, mut carry, mut dot) = (i, 0u64, false);
-    while let Some(chunk) = b.get(k..k + 8) {
+    let (mut k, mut carry, mut dots_after_slash) = (i, 0u64, 0u64);
+    while let Some(chunk) = b.get(k..).and_then(<[u8]>::first_chunk::<8>) {
         if !all_plain(chunk) {
             break;
         }
-        let w = word(chunk);
+        let w = u64::from_le_bytes(*chunk);
         let (slashes, dots) = (zero_bytes(w ^ SLASHES), zero_bytes(w ^ DOTS));
-        dot |= ((slashes << 8) | carry) & dots != 0;
+        dots_after_slash |= ((slashes << 8) | carry) & dots;
         carry = slashes >> 56;
         k += 8;
     }
+    let mut dot = dots_after_slash != 0;
     // Fewer than eight bytes left: where the last eight bytes of the input are all plain, the
     // path runs to the end. Those before `k` are the path so far or the scheme, host and port
     // (all plain), so the pairs in them and across `k` are all looked at; a "/." before `i` (a
