@@ -99,11 +99,19 @@ struct Plan {
 }
 
 /// The start of the host: after `http://` or `https://`.
+#[inline]
 fn host_start(input: &[u8]) -> Option<usize> {
-    match input {
-        [b'h', b't', b't', b'p', b':', b'/', b'/', ..] => Some(7),
-        [b'h', b't', b't', b'p', b's', b':', b'/', b'/', ..] => Some(8),
-        _ => None,
+    // the first eight bytes as one word: `http://` and one byte, or `https://`
+    const HTTP: u64 = u64::from_le_bytes(*b"http://\0");
+    const HTTPS: u64 = u64::from_le_bytes(*b"https://");
+    const SEVEN: u64 = 0x00ff_ffff_ffff_ffff;
+    let w = u64::from_le_bytes(*input.first_chunk::<8>()?);
+    if w & SEVEN == HTTP {
+        Some(7)
+    } else if w == HTTPS {
+        Some(8)
+    } else {
+        None
     }
 }
 
@@ -167,9 +175,10 @@ fn push_head(p: &Plan, end: usize, input: &[u8], out: &mut String) {
 }
 
 /// The plan of an input the fast path accepts.
+#[inline(always)]
 fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
     let sep = o.query_separator;
-    if !o.encoding.is_ascii_compatible()
+    if !(o.encoding == encoding_rs::UTF_8 || o.encoding.is_ascii_compatible())
         || !sep.is_ascii()
         || CLASS[usize::from(sep)] & UNRES != 0
         || matches!(sep, b'+' | b'%' | b'=' | b'#')
@@ -246,6 +255,7 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
 
 /// The end of the path that starts at `i` (at `?`, `#` or the end of the input), if the path
 /// is its own key.
+#[inline(always)]
 fn path(b: &[u8], i: usize) -> Option<usize> {
     let n = b.len();
     if i < n && b[i] != b'/' && b[i] != b'?' && b[i] != b'#' {
@@ -253,17 +263,34 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
     }
     // The common path: plain bytes only, no "/." anywhere (so no dot segment). Eight bytes at
     // a time while they are all plain, then byte by byte.
-    let (mut k, mut carry, mut dot) = (i, 0u64, false);
-    while let Some(chunk) = b.get(k..k + 8) {
-        let all = chunk.iter().fold(PLAIN, |a, &c| a & CLASS[usize::from(c)]);
-        if all == 0 {
+    let (mut k, mut carry, mut dots_after_slash) = (i, 0u64, 0u64);
+    while let Some(chunk) = b.get(k..).and_then(<[u8]>::first_chunk::<8>) {
+        if !all_plain(chunk) {
             break;
         }
-        let w = word(chunk);
+        let w = u64::from_le_bytes(*chunk);
         let (slashes, dots) = (zero_bytes(w ^ SLASHES), zero_bytes(w ^ DOTS));
-        dot |= ((slashes << 8) | carry) & dots != 0;
+        dots_after_slash |= ((slashes << 8) | carry) & dots;
         carry = slashes >> 56;
         k += 8;
+    }
+    let mut dot = dots_after_slash != 0;
+    // Fewer than eight bytes left: where the last eight bytes of the input are all plain, the
+    // path runs to the end. Those before `k` are the path so far or the scheme, host and port
+    // (all plain), so the pairs in them and across `k` are all looked at; a "/." before `i` (a
+    // host after "//" that starts with ".") only sends the path to the exact check.
+    if let Some(last) = b
+        .get(n.wrapping_sub(8)..)
+        .and_then(<[u8]>::first_chunk::<8>)
+    {
+        if k < n && n - k < 8 && all_plain(last) {
+            let w = u64::from_le_bytes(*last);
+            let dots = (zero_bytes(w ^ SLASHES) << 8) & zero_bytes(w ^ DOTS);
+            if dot || dots != 0 {
+                return path_marked(b, i);
+            }
+            return Some(n);
+        }
     }
     let mut slash = carry != 0;
     while k < n {
@@ -279,6 +306,12 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
         return path_marked(b, i);
     }
     Some(k)
+}
+
+/// Whether every byte of `chunk` is plain.
+#[inline(always)]
+fn all_plain(chunk: &[u8]) -> bool {
+    chunk.iter().fold(PLAIN, |a, &c| a & CLASS[usize::from(c)]) != 0
 }
 
 /// `/` in every byte.

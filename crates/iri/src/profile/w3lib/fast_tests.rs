@@ -114,6 +114,14 @@ fn fast_path_agrees_on_edge_cases() {
     let cases = [
         "http://a",
         "http://A.B:8080",
+        // the path's last eight bytes reach back into the host: "//." there, a short tail
+        "http://.a/",
+        "http://.a/b",
+        "http://..//",
+        "http://a/b%41",
+        "http://a/b;c",
+        "http://ab/c\"",
+        "http://abcdefgh/ijklmno/.",
         "https://a:0/",
         "https://a:01/",
         "https://a:65535/",
