@@ -29,6 +29,7 @@
 mod crawler_commons;
 mod gsb;
 mod idna2003;
+mod python_ip;
 mod surt_ia;
 mod urlcanon;
 mod w3lib;

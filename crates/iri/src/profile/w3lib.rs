@@ -12,7 +12,6 @@ mod fast;
 #[cfg(test)]
 mod fast_tests;
 mod idna;
-mod ip;
 #[cfg(test)]
 mod tests;
 

@@ -5,8 +5,8 @@
 
 use super::super::Reject;
 use super::text::Bytes;
+use crate::profile::python_ip;
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 /// The host after `reparse_host`, `normalize_ip_address`, `fix_host_dots` and
 /// `punycode_special_host` (not yet %-encoded). The one error is urlcanon's one exception:
@@ -190,164 +190,16 @@ fn parse_ipv4(host: &[u8]) -> Option<i128> {
     (v < 1 << 32).then_some(v)
 }
 
-/// `ipaddress.IPv6Address(text)` of Python 3.11 (scope id allowed and dropped; an IPv4 tail in
-/// strict dotted-decimal form), as a number.
+/// `ipaddress.IPv6Address(text)` of Python 3.11 as a number (the scope id allowed and
+/// dropped); urlcanon decodes the host as UTF-8 first, and a host that is not is no address.
 fn parse_ipv6(text: &[u8]) -> Option<u128> {
-    std::str::from_utf8(text).ok()?;
-    if text.contains(&b'/') {
-        return None;
-    }
-    let addr = match memchr::memchr(b'%', text) {
-        Some(i) => {
-            let scope = &text[i + 1..];
-            if scope.is_empty() || scope.contains(&b'%') {
-                return None;
-            }
-            &text[..i]
-        }
-        None => text,
-    };
-    if addr.is_empty() {
-        return None;
-    }
-    let count = addr.iter().filter(|b| **b == b':').count() + 1;
-    if !(3..=9).contains(&count) {
-        return None;
-    }
-    // The parts as (text, or the number an IPv4 tail gave).
-    let mut parts: [(&[u8], Option<u16>); 10] = [(&b""[..], None); 10];
-    let mut len = 0;
-    for p in addr.split(|b| *b == b':') {
-        parts[len] = (p, None);
-        len += 1;
-    }
-    if parts[len - 1].0.contains(&b'.') {
-        let v4 = parse_ipv4_strict(parts[len - 1].0)?;
-        parts[len - 1] = (&b""[..], Some((v4 >> 16) as u16));
-        parts[len] = (&b""[..], Some(v4 as u16));
-        len += 1;
-    }
-    if len > 9 {
-        return None;
-    }
-    let empty = |i: usize| parts[i].0.is_empty() && parts[i].1.is_none();
-    let mut skip = None;
-    for i in 1..len - 1 {
-        if empty(i) {
-            if skip.is_some() {
-                return None;
-            }
-            skip = Some(i);
-        }
-    }
-    let (hi, lo, skipped) = match skip {
-        Some(k) => {
-            let (mut hi, mut lo) = (k, len - k - 1);
-            if empty(0) {
-                hi -= 1;
-                if hi != 0 {
-                    return None;
-                }
-            }
-            if empty(len - 1) {
-                lo -= 1;
-                if lo != 0 {
-                    return None;
-                }
-            }
-            if hi + lo >= 8 {
-                return None;
-            }
-            (hi, lo, 8 - (hi + lo))
-        }
-        None => {
-            if len != 8 || empty(0) || empty(len - 1) {
-                return None;
-            }
-            (len, 0, 0)
-        }
-    };
-    let hextet = |i: usize| -> Option<u128> {
-        match parts[i] {
-            (_, Some(v)) => Some(u128::from(v)),
-            (t, None) => {
-                if t.is_empty() || t.len() > 4 || !t.iter().all(u8::is_ascii_hexdigit) {
-                    return None;
-                }
-                t.iter().try_fold(0u128, |a, b| {
-                    Some(a * 16 + u128::from(char::from(*b).to_digit(16)?))
-                })
-            }
-        }
-    };
-    let mut v = 0u128;
-    for i in 0..hi {
-        v = v << 16 | hextet(i)?;
-    }
-    // `::` alone skips all eight hextets: a shift by 128.
-    v = u32::try_from(16 * skipped)
-        .ok()
-        .and_then(|n| v.checked_shl(n))
-        .unwrap_or(0);
-    for i in len - lo..len {
-        v = v << 16 | hextet(i)?;
-    }
-    Some(v)
+    let text = std::str::from_utf8(text).ok()?;
+    python_ip::parse_ipv6(text).map(|(v, _scope)| v)
 }
 
-/// `ipaddress.IPv4Address(text)._ip`: four decimal octets, no leading zeros, at most 255.
-fn parse_ipv4_strict(text: &[u8]) -> Option<u32> {
-    let mut v = 0u32;
-    let mut n = 0;
-    for o in text.split(|b| *b == b'.') {
-        n += 1;
-        if n > 4 || o.is_empty() || o.len() > 3 || !o.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        if o.len() > 1 && o[0] == b'0' {
-            return None;
-        }
-        let x = o.iter().fold(0u32, |a, b| a * 10 + u32::from(b - b'0'));
-        if x > 255 {
-            return None;
-        }
-        v = v << 8 | x;
-    }
-    (n == 4).then_some(v)
-}
-
-/// `str(ipaddress.IPv6Address(v))`: lower-case hex without leading zeros, the first longest
-/// run of two or more zero hextets as `::` (no IPv4 tail in Python 3.11).
+/// `str(ipaddress.IPv6Address(v))` without a scope.
 fn write_ipv6(out: &mut String, v: u128) {
-    let h: [u16; 8] = std::array::from_fn(|i| (v >> (112 - 16 * i)) as u16);
-    let (mut best, mut best_len, mut cur, mut cur_len) = (0, 0, 0, 0);
-    for (i, x) in h.iter().enumerate() {
-        if *x == 0 {
-            if cur_len == 0 {
-                cur = i;
-            }
-            cur_len += 1;
-            if cur_len > best_len {
-                best = cur;
-                best_len = cur_len;
-            }
-        } else {
-            cur_len = 0;
-        }
-    }
-    let mut i = 0;
-    while i < 8 {
-        if best_len > 1 && i == best {
-            out.push_str("::");
-            i += best_len;
-            continue;
-        }
-        if i > 0 && !(best_len > 1 && i == best + best_len) {
-            out.push(':');
-        }
-        let _ = write!(out, "{:x}", h[i]);
-        i += 1;
-    }
+    python_ip::push_ipv6(v, None, out);
 }
 
 /// canon.py `punycode_special_host`: `Some` new host, `None` where both tries raise and the

@@ -1,4 +1,5 @@
-//! Python 3.11's `ipaddress`, as far as w3lib uses it: `ip_address(s)` (which strings are an
+//! Python 3.11's `ipaddress`, as far as the profiles use it (w3lib's netloc, urlcanon's
+//! `normalize_ip_address`): `ip_address(s)` (which strings are an
 //! IPv4 or an IPv6 address, with the IPv6 zone `%scope`) and `str(IPv6Address)` (RFC 5952's
 //! compressed text, the scope appended as given).
 
