@@ -225,3 +225,38 @@ proptest! {
         }
     }
 }
+
+/// Long digit runs in every place a profile reads a number (the port, IPv4 parts, `0x` hosts,
+/// escapes): no overflow, in a debug build too (found by the `profile` fuzz target:
+/// `http://f:4294967377/c` overflowed w3lib's fast path before its digit count was checked).
+#[test]
+fn long_numbers_do_not_overflow() {
+    let mut inputs = Vec::new();
+    for n in [5, 6, 10, 20, 39, 40, 80, 400] {
+        let nines = "9".repeat(n);
+        let digits: String = (0..n).map(|i| char::from(b'0' + (i % 10) as u8)).collect();
+        for num in [&nines, &digits] {
+            for shape in [
+                format!("http://f:{num}/c"),
+                format!("https://a.example:{num}"),
+                format!("http://{num}/"),
+                format!("http://0x{num}/"),
+                format!("http://0X{num}.1/"),
+                format!("http://1.{num}/"),
+                format!("http://0{num}.0.0.1/"),
+                format!("http://[::{num}]/"),
+                format!("http://h/p?a={num}&b=%{num}"),
+                format!("{num}:{num}"),
+            ] {
+                inputs.push(shape);
+            }
+        }
+    }
+    for kind in ProfileKind::ALL {
+        let p = Profile::new(kind);
+        for x in &inputs {
+            let _ = p.canonicalize(x);
+            let _ = p.canonicalize_bytes_into(x.as_bytes(), &mut String::new());
+        }
+    }
+}

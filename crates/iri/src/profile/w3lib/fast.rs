@@ -211,8 +211,12 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
         i += 1;
         let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
         let port = &b[i..i + digits];
+        // at most five digits before the value is computed: a longer port would overflow
+        if !(1..=5).contains(&digits) || port[0] == b'0' {
+            return None;
+        }
         let value = port.iter().fold(0u32, |v, &d| v * 10 + u32::from(d - b'0'));
-        if !(1..=5).contains(&digits) || port[0] == b'0' || value > 65535 {
+        if value > 65535 {
             return None;
         }
         i += digits;
