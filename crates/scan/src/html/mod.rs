@@ -2,7 +2,8 @@
 //! spans, the first `<base href>` and the declared character encoding.
 //!
 //! The input is text (decode it first: [`DeclaredCharset`] says what the document declares).
-//! A tokenizer of our own (`tokenizer.rs`) follows the WHATWG tokenizer's states for tags,
+//! A tokenizer of our own (`tokenizer/`: the state machine in `mod.rs`, its states in
+//! `state.rs`, the tag being built in `tag.rs`) follows the WHATWG tokenizer's states for tags,
 //! attributes, comments and the text of `script`, `style`, `title`, `textarea`, `xmp`,
 //! `iframe`, `noembed`, `noframes` and `plaintext` (none of which hold tags), with enough of
 //! the tree builder to know SVG and MathML (`foreign.rs`: there those elements hold tags, and
