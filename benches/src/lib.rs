@@ -105,3 +105,22 @@ pub fn proc_status(name: &str) -> u64 {
         .unwrap_or(0)
         * 1024
 }
+
+/// The URLs of a list, one per non-empty line (trailing whitespace dropped); a UTF-8 BOM at the
+/// start is not part of the first URL.
+///
+/// ```
+/// let p = std::env::temp_dir().join("linksieve-benches-doc-urls.txt");
+/// std::fs::write(&p, "\u{FEFF}http://a/\n\nhttp://b/ \n").unwrap();
+/// assert_eq!(linksieve_benches::load_url_list(&p).unwrap(), ["http://a/", "http://b/"]);
+/// ```
+pub fn load_url_list(path: &std::path::Path) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
+    Ok(text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect())
+}

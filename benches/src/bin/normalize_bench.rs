@@ -240,20 +240,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
+    let urls = match linksieve_benches::load_url_list(&path) {
+        Ok(u) => u,
         Err(e) => {
-            eprintln!("normalize_bench: {}: {e}", path.display());
+            eprintln!("normalize_bench: {e}");
             return ExitCode::from(2);
         }
     };
-    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
-    let urls: Vec<String> = text
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect();
     let bytes: usize = urls.iter().map(String::len).sum();
 
     // Correctness first: keys are idempotent; count the URLs that are already their own key

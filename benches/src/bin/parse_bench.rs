@@ -10,7 +10,7 @@
 //! parse_bench [--urls FILE] [--log FILE] [--runs N] [--only TEXT]
 //! ```
 
-use linksieve_benches::{count_ok, median, use_ok};
+use linksieve_benches::{count_ok, load_url_list, median, use_ok};
 use linksieve_iri::{Grammar, IriRef};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -238,18 +238,6 @@ fn parse_args() -> Result<Args, String> {
         }
     }
     Ok(a)
-}
-
-/// One URL per non-empty line; a UTF-8 BOM at the start is not part of the first URL.
-fn load_url_list(path: &PathBuf) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
-    Ok(text
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect())
 }
 
 /// The fields of an Apache log line: bare words, `[...]`, or `"..."` with `\"` escapes inside.

@@ -95,19 +95,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
+    let urls = match linksieve_benches::load_url_list(&path) {
+        Ok(u) => u,
         Err(e) => {
-            eprintln!("profile_bench: {}: {e}", path.display());
+            eprintln!("profile_bench: {e}");
             return ExitCode::from(2);
         }
     };
-    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
-    let urls: Vec<String> = text
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect();
     let mut cases = cases();
     if let Some(name) = &only {
         let last = cases.len() - 1;

@@ -16,6 +16,7 @@
 //! web_bench [--urls FILE] [--runs N] [--repeat N]
 //! ```
 
+use linksieve_benches::load_url_list;
 use linksieve_benches::median;
 use linksieve_iri::{WebUrl, parse_web};
 use serde_json::Value;
@@ -227,18 +228,6 @@ fn load_vectors() -> Result<Vec<Vector>, String> {
         }
     }
     Ok(out)
-}
-
-/// One URL per non-empty line; a UTF-8 BOM at the start is not part of the first URL.
-fn load_url_list(path: &PathBuf) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text);
-    Ok(text
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.is_empty())
-        .map(str::to_owned)
-        .collect())
 }
 
 struct Args {
