@@ -345,6 +345,28 @@ impl<T> SpillSet<T> {
         }
     }
 
+    /// True when `fp` was added: a binary search of each sorted run file (one read per step),
+    /// and a look at the items pushed and not yet answered.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, SeenSet, SpillConfig, SpillSet};
+    /// let mut set: SpillSet = SpillSet::new(SpillConfig::new(1 << 20)).unwrap();
+    /// set.insert_batch(&[Fingerprint(7)], &mut Vec::new()).unwrap();
+    /// assert!(set.contains(Fingerprint(7)).unwrap());
+    /// assert!(!set.contains(Fingerprint(8)).unwrap());
+    /// ```
+    pub fn contains(&self, fp: Fingerprint) -> Result<bool> {
+        if self.core.pending.iter().any(|p| p.fp() == fp.0) {
+            return Ok(true);
+        }
+        for run in &self.core.runs {
+            if run_contains(run, fp.0)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// The number of unique fingerprints recorded (pending items not included).
     ///
     /// ```
@@ -617,6 +639,30 @@ impl<'a> RunWriter<'a> {
             source,
         }
     }
+}
+
+/// True when the sorted run file `run` holds `fp` (a binary search, one 16-byte read a step).
+fn run_contains(run: &Run, fp: u128) -> Result<bool> {
+    use std::io::{Seek, SeekFrom};
+    let io = |op: &'static str| {
+        let path = run.path.clone();
+        move |source| DedupError::Io { op, path, source }
+    };
+    let mut file = File::open(&run.path).map_err(io("open run file"))?;
+    let (mut lo, mut hi) = (0u64, run.len);
+    let mut b = [0u8; FP_BYTES];
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        file.seek(SeekFrom::Start(mid * FP_BYTES as u64))
+            .map_err(io("seek run file"))?;
+        file.read_exact(&mut b).map_err(io("read run file"))?;
+        match u128::from_le_bytes(b).cmp(&fp) {
+            std::cmp::Ordering::Equal => return Ok(true),
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+        }
+    }
+    Ok(false)
 }
 
 /// Sequential reader of a run file of known length, in large chunks.
