@@ -14,12 +14,7 @@ runs="${2:-3}"
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 venv="$target_dir/profile-bench-venv"
 req=benches/profiles/requirements.txt
-if [ ! -x "$venv/bin/python" ] || ! cmp -s "$req" "$venv/requirements.txt"; then
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
-    cp "$req" "$venv/requirements.txt"
-fi
+scripts/venv.sh "$venv" "$req"
 cargo build --release --locked -q -p linksieve-benches --bin profile_bench
 "$venv/bin/python" benches/profiles/bench.py --bench "$target_dir/release/profile_bench" \
     --urls "$urls" --runs "$runs"

@@ -20,11 +20,6 @@ if ! command -v wget >/dev/null; then
     echo "oracles.sh: installing wget" >&2
     { apt-get update -qq && apt-get install -y -qq wget; } >&2 || { echo "oracles.sh: wget is needed" >&2; exit 2; }
 fi
-if [ ! -x "$venv/bin/python" ] || ! cmp -s "$req" "$venv/requirements.txt"; then
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
-    cp "$req" "$venv/requirements.txt"
-fi
+scripts/venv.sh "$venv" "$req"
 cargo build --locked -q -p linksieve-cli
 LINKSIEVE_BIN="$target_dir/debug/linksieve" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/oracles "$@"
