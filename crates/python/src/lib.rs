@@ -1,0 +1,354 @@
+//! The `linksieve` Python module (`linksieve._linksieve`, re-exported by the pure-Python
+//! package in `crates/python/python/linksieve`): the library bound for Python, no logic of its
+//! own. Built by maturin through the `pyproject.toml` at the repository root (`pip install .`);
+//! see `docs/python.md`. The docstrings below are the Python documentation, and
+//! `tests/python/test_docs.py` runs their examples.
+
+mod batch;
+mod errors;
+mod links;
+mod options;
+mod seen;
+
+use linksieve_dedup::Fingerprint;
+use linksieve_iri::{Rung, compare_str, normalize_str_into};
+use linksieve_pipeline::seen::KeyIdentity;
+use options::key_options;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use std::cell::RefCell;
+
+thread_local! {
+    /// The key buffer of `normalize`: one allocation per thread, not per call.
+    static KEY: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// The key of one URL or IRI.
+///
+/// level: the rung of the comparison ladder (draft-ietf-iri-comparison): "string", "syntax",
+/// "scheme" (the default) or "protocol". form: "uri" (the default), "iri" or "surt". input:
+/// how the text is read (3987bis 6): "strict" (the IRI grammar), "leiri" or "web" (the WHATWG
+/// URL parser). profile: the key another canonicalizer makes ("w3lib",
+/// "surt-ia", "urlcanon-semantic"..., options as "w3lib:keep_fragments=true"); it reads the
+/// input as its library does, so level and input do not apply. nfc: apply Unicode NFC.
+///
+/// Raises NormalizeError (a ValueError) when the input has no key, ValueError for an unknown
+/// option.
+///
+/// >>> import linksieve
+/// >>> linksieve.normalize("HTTP://Example.COM:80/%7euser")
+/// 'http://example.com/~user'
+/// >>> linksieve.normalize("http://example.com/a?b=2&a=1#top", profile="w3lib")
+/// 'http://example.com/a?a=1&b=2'
+/// >>> linksieve.normalize("http://xn--caf-dma.example/", form="iri")
+/// 'http://café.example/'
+#[pyfunction]
+#[pyo3(signature = (url, *, level="scheme", form="uri", input="strict", profile=None, nfc=false))]
+fn normalize<'py>(
+    url: &Bound<'py, PyString>,
+    level: &str,
+    form: &str,
+    input: &str,
+    profile: Option<&str>,
+    nfc: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    key_one(url, &key_options(level, form, input, profile, nfc)?)
+}
+
+/// The key of `url` with `ko`: `url` itself when it is its own key.
+fn key_one<'py>(
+    url: &Bound<'py, PyString>,
+    ko: &options::KeyOptions,
+) -> PyResult<Bound<'py, PyAny>> {
+    let text = url.to_str()?;
+    let py = url.py();
+    KEY.with_borrow_mut(|key| {
+        key.clear();
+        match normalize_str_into(text, ko.input, &ko.opts, key) {
+            // an unchanged input is returned as itself: no new string
+            Ok(()) if key == text => Ok(url.clone().into_any()),
+            Ok(()) => Ok(PyString::new(py, key).into_any()),
+            Err(e) => Err(errors::normalize_error(py, text, &e)),
+        }
+    })
+}
+
+/// The keys of many URLs: normalize() on each, with the GIL released and, from 4096 URLs up,
+/// on `threads` threads (None: every core).
+///
+/// urls: a list, a tuple, any iterable of str (None stays None), or a pyarrow string array
+/// (or chunked array). The result is of the same kind (a list for other iterables; a pyarrow
+/// large_string array for an array), with None (null) where an input has no key. Pass a list
+/// as `errors` to get (index, NormalizeError) for each of those.
+///
+/// >>> import linksieve
+/// >>> errors = []
+/// >>> linksieve.normalize_many(["HTTP://A.example", "http://a b", None], errors=errors)
+/// ['http://a.example/', None, None]
+/// >>> [(i, e.rule) for i, e in errors]
+/// [(1, 'ihost')]
+#[pyfunction]
+#[pyo3(signature = (urls, *, level="scheme", form="uri", input="strict", profile=None, nfc=false,
+    threads=None, errors=None))]
+#[allow(clippy::too_many_arguments)]
+fn normalize_many<'py>(
+    urls: &Bound<'py, PyAny>,
+    level: &str,
+    form: &str,
+    input: &str,
+    profile: Option<&str>,
+    nfc: bool,
+    threads: Option<usize>,
+    errors: Option<&Bound<'py, PyList>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let ko = key_options(level, form, input, profile, nfc)?;
+    batch::many_objects(urls, &ko, batch::thread_count(threads)?, errors)
+}
+
+/// normalize_many() over the buffers of a pyarrow string array (called by the Python wrapper).
+#[pyfunction]
+#[pyo3(signature = (validity, offsets, data, offset, length, large, *, level="scheme",
+    form="uri", input="strict", profile=None, nfc=false, threads=None, errors=None))]
+#[allow(clippy::too_many_arguments)]
+fn _normalize_arrow<'py>(
+    py: Python<'py>,
+    validity: Option<&Bound<'py, PyBytes>>,
+    offsets: &Bound<'py, PyBytes>,
+    data: &Bound<'py, PyBytes>,
+    offset: usize,
+    length: usize,
+    large: bool,
+    level: &str,
+    form: &str,
+    input: &str,
+    profile: Option<&str>,
+    nfc: bool,
+    threads: Option<usize>,
+    errors: Option<&Bound<'py, PyList>>,
+) -> PyResult<batch::ArrowOut<'py>> {
+    let ko = key_options(level, form, input, profile, nfc)?;
+    let arrow = batch::ArrowIn {
+        validity: validity.map(|v| v.as_bytes()),
+        offsets: offsets.as_bytes(),
+        data: data.as_bytes(),
+        offset,
+        len: length,
+        large,
+    };
+    batch::many_arrow(py, &arrow, &ko, batch::thread_count(threads)?, errors)
+}
+
+/// normalize() with its options read once: for many calls with the same options (a
+/// fingerprinter, a frontier), a call costs less than normalize(url, **options).
+///
+/// >>> import linksieve
+/// >>> w3lib = linksieve.Normalizer(profile="w3lib")
+/// >>> w3lib("http://Example.com/a?b=1&a=2#x"), w3lib.many(["http://a/?b&a", "http://a/ b"])
+/// ('http://example.com/a?a=2&b=1', ['http://a/?a=&b=', 'http://a/%20b'])
+/// >>> w3lib.options
+/// {'level': 'scheme', 'form': 'uri', 'input': 'strict', 'profile': 'w3lib', 'nfc': False}
+#[pyclass(module = "linksieve", frozen)]
+struct Normalizer {
+    ko: options::KeyOptions,
+    spec: (String, String, String, Option<String>, bool),
+}
+
+#[pymethods]
+impl Normalizer {
+    #[new]
+    #[pyo3(signature = (*, level="scheme", form="uri", input="strict", profile=None, nfc=false))]
+    fn new(
+        level: &str,
+        form: &str,
+        input: &str,
+        profile: Option<&str>,
+        nfc: bool,
+    ) -> PyResult<Self> {
+        Ok(Normalizer {
+            ko: key_options(level, form, input, profile, nfc)?,
+            spec: (
+                level.into(),
+                form.into(),
+                input.into(),
+                profile.map(Into::into),
+                nfc,
+            ),
+        })
+    }
+
+    /// The key of one URL (normalize()).
+    fn __call__<'py>(&self, url: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyAny>> {
+        key_one(url, &self.ko)
+    }
+
+    /// The keys of many URLs (normalize_many() over a list, a tuple or an iterable).
+    #[pyo3(signature = (urls, *, threads=None, errors=None))]
+    fn many<'py>(
+        &self,
+        urls: &Bound<'py, PyAny>,
+        threads: Option<usize>,
+        errors: Option<&Bound<'py, PyList>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        batch::many_objects(urls, &self.ko, batch::thread_count(threads)?, errors)
+    }
+
+    /// The options, as keyword arguments of normalize().
+    #[getter]
+    fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let (level, form, input, profile, nfc) = &self.spec;
+        d.set_item("level", level)?;
+        d.set_item("form", form)?;
+        d.set_item("input", input)?;
+        d.set_item("profile", profile)?;
+        d.set_item("nfc", nfc)?;
+        Ok(d)
+    }
+
+    fn __repr__(&self) -> String {
+        let (level, form, input, profile, nfc) = &self.spec;
+        let profile = profile
+            .as_ref()
+            .map_or("None".to_owned(), |p| format!("'{p}'"));
+        let nfc = if *nfc { "True" } else { "False" };
+        format!(
+            "Normalizer(level='{level}', form='{form}', input='{input}', profile={profile}, nfc={nfc})"
+        )
+    }
+}
+
+/// The lowest rung at which two references are equivalent ("string", "syntax", "scheme" or
+/// "protocol"), up to `level`; "profile" when they differ up to `level` and `profile` gives
+/// them one key; None when they differ. Relative references compare at the string and syntax
+/// rungs only (CMP 2).
+///
+/// >>> import linksieve
+/// >>> linksieve.compare("http://a.example/%7e", "http://A.example:80/~")
+/// 'scheme'
+/// >>> linksieve.compare("http://a.example/?b&a", "http://a.example/?a&b") is None
+/// True
+/// >>> linksieve.compare("http://a.example/?b&a", "http://a.example/?a&b", profile="w3lib")
+/// 'profile'
+#[pyfunction]
+#[pyo3(signature = (a, b, *, level="scheme", input="strict", profile=None, nfc=false))]
+fn compare(
+    py: Python<'_>,
+    a: &str,
+    b: &str,
+    level: &str,
+    input: &str,
+    profile: Option<&str>,
+    nfc: bool,
+) -> PyResult<Option<&'static str>> {
+    let ko = key_options(level, "uri", input, profile, nfc)?;
+    let c = compare_str(a, b, ko.input, &ko.opts).map_err(|e| {
+        // the input the error is about: the first that has no key at the rung
+        let which = match compare_str(a, a, ko.input, &ko.opts) {
+            Err(_) => a,
+            Ok(_) => b,
+        };
+        errors::normalize_error(py, which, &e)
+    })?;
+    Ok(match (c.equivalent_at, &c.profile) {
+        (Some(r), _) => Some(r.name()),
+        (None, Some(p)) if p.equal() => Some("profile"),
+        _ => None,
+    })
+}
+
+/// The 128-bit fingerprint the seen-sets and stores keep of a key (XXH3-128, seed 0, of its
+/// UTF-8 bytes), as 16 big-endian bytes: its hex() is the first column of
+/// `linksieve normalize --format tsv`.
+///
+/// >>> import linksieve
+/// >>> linksieve.fingerprint("").hex()
+/// '99aa06d3014798d86001c324468d497f'
+/// >>> len(linksieve.fingerprint(b"http://example.com/"))
+/// 16
+#[pyfunction]
+fn fingerprint<'py>(key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    let Fingerprint(fp) = seen::fingerprint_of(key)?;
+    Ok(PyBytes::new(key.py(), &fp.to_be_bytes()))
+}
+
+/// What the keys made with these options are, as `linksieve identity` prints it: the hash and
+/// its version, the rung, the form, the rule set's version and the profile (its name, options
+/// and the version it reproduces). Two key sets can be compared, or one store used, only when
+/// their identities are equal.
+///
+/// >>> import linksieve
+/// >>> linksieve.identity()["rung"], linksieve.identity(profile="w3lib")["profile"]
+/// ('scheme', 'w3lib@w3lib 2.5.0+1')
+#[pyfunction]
+#[pyo3(signature = (*, level="scheme", form="uri", profile=None))]
+fn identity<'py>(
+    py: Python<'py>,
+    level: &str,
+    form: &str,
+    profile: Option<&str>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let id = KeyIdentity::of(&key_options(level, form, "strict", profile, false)?.opts);
+    let d = PyDict::new(py);
+    d.set_item("hash", id.hash)?;
+    d.set_item("hash_version", id.hash_version)?;
+    d.set_item("rung", id.rung)?;
+    d.set_item("form", id.form)?;
+    d.set_item("ruleset_version", id.ruleset_version)?;
+    d.set_item("profile", id.profile)?;
+    Ok(d)
+}
+
+/// The links in `data`, as `linksieve scan` finds them, in input order.
+///
+/// data: bytes (decoded by `encoding`, a WHATWG label, or detected: BOM, UTF-8, chardetng) or
+/// str. schemeless: also `www.example.com/...` finds; email: also bare e-mail addresses.
+/// html: read `data` as an HTML document: the URL-valued attributes, resolved against the
+/// document base (`<base href>`, else `base`, the document's own address), and the links in
+/// its text.
+///
+/// >>> import linksieve
+/// >>> found = linksieve.extract(b"mail me@a.example or see www.example.com/p", email=True, schemeless=True)
+/// >>> [(l.text, l.kind, l.start, l.end) for l in found]
+/// [('me@a.example', 'email', 5, 17), ('www.example.com/p', 'bare', 25, 42)]
+/// >>> [l] = linksieve.extract('<a href="../b">', html=True, base="http://h.example/a/c")
+/// >>> (l.tag, l.attr, l.text, l.url)
+/// ('a', 'href', '../b', 'http://h.example/b')
+#[pyfunction]
+#[pyo3(signature = (data, *, encoding=None, schemeless=false, email=false, html=false, base=None))]
+fn extract(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    encoding: Option<&str>,
+    schemeless: bool,
+    email: bool,
+    html: bool,
+    base: Option<&str>,
+) -> PyResult<Vec<links::Link>> {
+    links::extract(py, data, encoding, schemeless, email, html, base)
+}
+
+/// The rungs of the ladder, lowest first.
+fn rung_names() -> Vec<&'static str> {
+    Rung::ALL.iter().map(|r| r.name()).collect()
+}
+
+#[pymodule]
+fn _linksieve(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_function(wrap_pyfunction!(normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(normalize_many, m)?)?;
+    m.add_function(wrap_pyfunction!(_normalize_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(fingerprint, m)?)?;
+    m.add_function(wrap_pyfunction!(identity, m)?)?;
+    m.add_function(wrap_pyfunction!(extract, m)?)?;
+    m.add_class::<links::Link>()?;
+    m.add_class::<Normalizer>()?;
+    m.add_class::<seen::PySeenSet>()?;
+    m.add("NormalizeError", py.get_type::<errors::NormalizeError>())?;
+    m.add("StoreError", py.get_type::<seen::StoreError>())?;
+    m.add("RUNGS", rung_names())?;
+    m.add("PARALLEL_THRESHOLD", batch::PARALLEL_THRESHOLD)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,186 @@
+//! `extract`: the links of a text or an HTML document, as `linksieve scan` finds them, with
+//! their byte offsets, line and kind (and tag and attribute for an HTML attribute).
+
+use linksieve_iri::WebUrl;
+use linksieve_pipeline::{DocumentItem, DocumentOptions, read_document, unescape_link};
+use linksieve_scan::{EncodingChoice, Hit, ScanOptions, encoding_for_label, scan_bytes};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+/// A link found by `extract`.
+///
+/// >>> import linksieve
+/// >>> [link] = linksieve.extract("see <http://example.com/a>.")
+/// >>> (link.text, link.start, link.end, link.line, link.kind)
+/// ('http://example.com/a', 5, 25, 1, 'scheme')
+#[pyclass(module = "linksieve", frozen, get_all)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Link {
+    /// The link: in text, as written (wrappers and trailing punctuation removed; in HTML text,
+    /// its character references decoded); for an HTML attribute, the attribute's value.
+    text: String,
+    /// Byte offset of its first byte: in the input bytes for text, in the document decoded
+    /// to UTF-8 for HTML.
+    start: u64,
+    /// Byte offset just after its last byte (same reference as `start`).
+    end: u64,
+    /// 1-based line of its first byte.
+    line: u64,
+    /// A find in text: `scheme` (a scheme and `//`), `opaque` (a scheme without `//`), `bare`
+    /// (no scheme, `schemeless=True`), `ip`, `email` (`email=True`); or `attribute` (an HTML
+    /// attribute).
+    kind: &'static str,
+    /// The HTML element of an attribute link (`a`, `img`...), else None.
+    tag: Option<&'static str>,
+    /// The attribute (`href`, `src`...), else None.
+    attr: Option<&'static str>,
+    /// The `rel` of the element, when it has one.
+    rel: Option<String>,
+    /// An attribute's URL, resolved against the document base (WHATWG URL Standard), or None.
+    url: Option<String>,
+    /// Why an attribute has no URL (no base, invalid, a scheme not keyed), else None.
+    error: Option<String>,
+    /// The encoding the input was decoded with.
+    encoding: &'static str,
+}
+
+#[pymethods]
+impl Link {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let text = PyString::new(py, &self.text).repr()?;
+        let mut r = format!(
+            "Link(text={text}, start={}, end={}, line={}, kind='{}'",
+            self.start, self.end, self.line, self.kind
+        );
+        if let (Some(tag), Some(attr)) = (self.tag, self.attr) {
+            r.push_str(&format!(", tag='{tag}', attr='{attr}'"));
+        }
+        if let Some(url) = &self.url {
+            r.push_str(&format!(", url={}", PyString::new(py, url).repr()?));
+        }
+        r.push(')');
+        Ok(r)
+    }
+
+    fn __eq__(&self, other: &Self) -> bool {
+        self == other
+    }
+}
+
+impl Link {
+    /// A link found in text (not an attribute): `text` is the hit's text as reported.
+    fn in_text(h: &Hit, text: String, encoding: &'static str) -> Link {
+        Link {
+            text,
+            start: h.start,
+            end: h.end,
+            line: h.line,
+            kind: h.kind.as_str(),
+            tag: None,
+            attr: None,
+            rel: None,
+            url: None,
+            error: None,
+            encoding,
+        }
+    }
+}
+
+/// The encoding choice of `extract`'s `encoding` (None: detect).
+fn encoding_choice(label: Option<&str>) -> PyResult<EncodingChoice> {
+    match label {
+        None => Ok(EncodingChoice::Auto),
+        Some(l) => encoding_for_label(l)
+            .map(EncodingChoice::Fixed)
+            .map_err(|e| PyValueError::new_err(format!("encoding: {e}"))),
+    }
+}
+
+/// The links of `data` (see the Python docstring in `lib.rs`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn extract(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    encoding: Option<&str>,
+    schemeless: bool,
+    email: bool,
+    html: bool,
+    base: Option<&str>,
+) -> PyResult<Vec<Link>> {
+    let (bytes, encoding) = if let Ok(s) = data.cast::<PyString>() {
+        if encoding.is_some() {
+            return Err(PyValueError::new_err(
+                "encoding: a str is already text; give bytes to decode",
+            ));
+        }
+        (
+            s.to_str()?.as_bytes(),
+            EncodingChoice::Exact(encoding_rs::UTF_8),
+        )
+    } else if let Ok(b) = data.cast::<PyBytes>() {
+        (b.as_bytes(), encoding_choice(encoding)?)
+    } else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "data: expected bytes or str",
+        ));
+    };
+    let opts = ScanOptions {
+        encoding,
+        schemeless,
+        email,
+        html,
+        ..ScanOptions::default()
+    };
+    if !html {
+        if base.is_some() {
+            return Err(PyValueError::new_err("base: only with html=True"));
+        }
+        let found = py.detach(|| scan_bytes(bytes, &opts));
+        return Ok(found
+            .hits
+            .into_iter()
+            .map(|mut h| {
+                let text = std::mem::take(&mut h.text);
+                Link::in_text(&h, text, h.encoding.name())
+            })
+            .collect());
+    }
+    let url = base
+        .map(WebUrl::parse)
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("base: not a valid web address: {e}")))?;
+    let document = DocumentOptions {
+        url,
+        encoding,
+        ..DocumentOptions::default()
+    };
+    Ok(py.detach(|| {
+        let doc = read_document(bytes, &document);
+        let scanned = doc.text_links(&opts);
+        let mut links = Vec::new();
+        let name = doc.encoding.name();
+        doc.in_order(&scanned.hits, opts.ascii_only, |item| {
+            links.push(match item {
+                DocumentItem::Text(h) => {
+                    let text = unescape_link(&h.text, &h.trimmed.trailing, opts.ascii_only);
+                    Link::in_text(h, text.into_owned(), name)
+                }
+                DocumentItem::Attribute(l) => Link {
+                    text: l.value.clone(),
+                    start: l.start as u64,
+                    end: l.end as u64,
+                    line: l.line,
+                    kind: "attribute",
+                    tag: Some(l.tag),
+                    attr: Some(l.attr),
+                    rel: l.rel.clone(),
+                    url: l.url.as_ref().ok().map(|u| u.as_str().to_owned()),
+                    error: l.url.as_ref().err().map(|e| e.to_string()),
+                    encoding: name,
+                },
+            })
+        });
+        links
+    }))
+}

@@ -1,0 +1,81 @@
+//! The keyword options every call shares (`level`, `form`, `input`, `profile`, `nfc`), read
+//! into the library's [`NormalizeOptions`] and [`InputMode`]. A bad value is a plain
+//! `ValueError` (the caller's mistake), not a `NormalizeError` (the input's).
+
+use linksieve_iri::{InputMode, KeyForm, NormalizeOptions, Profile, Rung};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// How keys are made: the input mode and the ladder options.
+#[derive(Clone, Debug)]
+pub(crate) struct KeyOptions {
+    /// The input mode (3987bis 6): strict, LEIRI or web.
+    pub input: InputMode,
+    /// The rung, form, NFC and profile.
+    pub opts: NormalizeOptions,
+}
+
+/// The input mode by name.
+pub(crate) fn input_mode(name: &str) -> PyResult<InputMode> {
+    match name {
+        "strict" => Ok(InputMode::Strict),
+        "leiri" => Ok(InputMode::Leiri),
+        "web" => Ok(InputMode::Web),
+        _ => Err(PyValueError::new_err(format!(
+            "input: unknown input mode {name:?} (strict, leiri, web)"
+        ))),
+    }
+}
+
+thread_local! {
+    /// The last profile read, by its text: a per-call `normalize` does not parse it again.
+    static LAST_PROFILE: std::cell::RefCell<Option<(String, Profile)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The profile `spec` names (`NAME[:KEY=VALUE,...]`).
+fn parse_profile(spec: &str) -> PyResult<Profile> {
+    LAST_PROFILE.with_borrow_mut(|last| {
+        if let Some((text, p)) = last.as_ref()
+            && text == spec
+        {
+            return Ok(*p);
+        }
+        let p = Profile::parse(spec).map_err(|e| PyValueError::new_err(format!("profile: {e}")))?;
+        *last = Some((spec.to_owned(), p));
+        Ok(p)
+    })
+}
+
+/// Reads the keyword options. `profile` makes keys in its library's own form, so a form other
+/// than the default `uri` is refused with it (as the CLI refuses `--form` with `--profile`).
+pub(crate) fn key_options(
+    level: &str,
+    form: &str,
+    input: &str,
+    profile: Option<&str>,
+    nfc: bool,
+) -> PyResult<KeyOptions> {
+    let rung: Rung = level.parse().map_err(|e| {
+        PyValueError::new_err(format!("level: {e} (string, syntax, scheme, protocol)"))
+    })?;
+    let form: KeyForm = form
+        .parse()
+        .map_err(|e| PyValueError::new_err(format!("form: {e}")))?;
+    let profile = profile.map(parse_profile).transpose()?;
+    if profile.is_some() && form != KeyForm::Uri {
+        return Err(PyValueError::new_err(
+            "form: a profile makes keys in its library's own form; leave form at \"uri\"",
+        ));
+    }
+    Ok(KeyOptions {
+        input: input_mode(input)?,
+        opts: NormalizeOptions {
+            rung,
+            form,
+            nfc,
+            profile,
+            ..NormalizeOptions::default()
+        },
+    })
+}

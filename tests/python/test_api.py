@@ -1,0 +1,300 @@
+"""The module's functions against oracles it did not write: the `linksieve` CLI (another path
+through the library), the xxhash package (the fingerprint), slicing of the input (offsets)."""
+
+import json
+import re
+import threading
+import time
+
+import pytest
+import xxhash
+
+import linksieve
+
+LEVELS = ["string", "syntax", "scheme", "protocol"]
+
+
+def cli_jsonl(cli, urls, *args):
+    """The CLI's answer for each URL: the output, or None when it has none."""
+    p = cli("normalize", "--format", "jsonl", *args, "-", input="\n".join(urls) + "\n", status=None)
+    rows = [json.loads(line) for line in p.stdout.splitlines()]
+    assert [r["input"] for r in rows] == urls
+    return [r.get("output") for r in rows]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("input", ["strict", "leiri", "web"])
+def test_normalize_many_equals_cli(cli, non_normal, level, input):
+    urls = non_normal[:4000]
+    want = cli_jsonl(cli, urls, "--level", level, "--input", input)
+    errors = []
+    got = linksieve.normalize_many(urls, level=level, input=input, errors=errors)
+    assert got == want
+    assert sorted(i for i, _ in errors) == [i for i, w in enumerate(want) if w is None]
+    # per call: the same keys, the same errors
+    for u, w in zip(urls[:500], want[:500]):
+        if w is None:
+            with pytest.raises(linksieve.NormalizeError):
+                linksieve.normalize(u, level=level, input=input)
+        else:
+            assert linksieve.normalize(u, level=level, input=input) == w
+
+
+@pytest.mark.parametrize("form", ["uri", "iri", "surt"])
+def test_forms_equal_cli(cli, kasztp, form):
+    urls = kasztp[:3000]
+    assert linksieve.normalize_many(urls, form=form) == cli_jsonl(cli, urls, "--form", form)
+
+
+@pytest.mark.parametrize("profile", ["w3lib", "w3lib:keep_fragments=true", "surt-ia",
+                                     "urlcanon-semantic", "urlcanon-aggressive", "gsb",
+                                     "crawler-commons"])
+def test_profiles_equal_cli(cli, non_normal, profile):
+    urls = non_normal[:3000]
+    assert linksieve.normalize_many(urls, profile=profile) == cli_jsonl(
+        cli, urls, "--profile", profile
+    )
+
+
+def test_whole_list_in_parallel_equals_one_thread_and_per_call(kasztp, non_normal):
+    urls = kasztp + non_normal
+    assert len(urls) > 4 * linksieve.PARALLEL_THRESHOLD
+    one = linksieve.normalize_many(urls, threads=1)
+    assert linksieve.normalize_many(urls, threads=2) == one
+    assert linksieve.normalize_many(urls, threads=7) == one
+    per_call = []
+    for u in urls:
+        try:
+            per_call.append(linksieve.normalize(u))
+        except linksieve.NormalizeError:
+            per_call.append(None)
+    assert per_call == one
+
+
+def test_kinds_in_and_out():
+    urls = ["HTTP://A.example", None, "http://a b"]
+    assert linksieve.normalize_many(tuple(urls)) == ("http://a.example/", None, None)
+    assert linksieve.normalize_many(iter(urls)) == ["http://a.example/", None, None]
+    assert linksieve.normalize_many(u for u in urls) == ["http://a.example/", None, None]
+    assert linksieve.normalize_many([]) == []
+    with pytest.raises(TypeError, match=r"urls\[1\]: expected str or None, not int"):
+        linksieve.normalize_many(["http://a/", 3])
+    with pytest.raises(TypeError):
+        linksieve.normalize_many(5)
+
+
+def test_unchanged_input_is_returned_as_itself():
+    url = "http://example.com/already/normal"
+    assert linksieve.normalize(url) is url
+    assert linksieve.normalize_many([url])[0] is url
+
+
+def test_errors_carry_rung_rule_offset():
+    with pytest.raises(linksieve.NormalizeError) as e:
+        linksieve.normalize("http://a b/")
+    assert isinstance(e.value, ValueError)
+    assert (e.value.input, e.value.rung, e.value.rule, e.value.offset) == (
+        "http://a b/", "scheme", "ihost", 8)
+    assert str(e.value) == "scheme rung: invalid character U+0020 in ihost at byte 8"
+    with pytest.raises(linksieve.NormalizeError) as e:
+        linksieve.normalize("../a")
+    assert (e.value.rule, e.value.offset) == ("relative-ref", 0)
+    assert linksieve.normalize("../a", level="syntax") == "../a"
+    with pytest.raises(linksieve.NormalizeError) as e:
+        linksieve.normalize("http://[::1/", input="web")
+    assert (e.value.rule, e.value.offset) == ("url-standard", None)
+    with pytest.raises(linksieve.NormalizeError) as e:
+        linksieve.normalize("http://[::1/", profile="w3lib")
+    assert e.value.rung == "scheme" and str(e.value).startswith("w3lib profile: ")
+    errors = []
+    assert linksieve.normalize_many(["http://ok/", "http://a b/"], errors=errors) == [
+        "http://ok/", None]
+    [(i, err)] = errors
+    assert i == 1 and err.offset == 8 and err.input == "http://a b/"
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"level": "top"}, "level: "),
+    ({"form": "bad"}, "form: "),
+    ({"input": "loose"}, "input: unknown input mode"),
+    ({"profile": "nope"}, "profile: "),
+    ({"profile": "w3lib:bogus=1"}, "profile: "),
+    ({"profile": "w3lib", "form": "iri"}, "form: a profile"),
+])
+def test_bad_options_are_value_errors(kwargs, message):
+    for call in (lambda: linksieve.normalize("http://a/", **kwargs),
+                 lambda: linksieve.normalize_many(["http://a/"], **kwargs)):
+        with pytest.raises(ValueError, match=message) as e:
+            call()
+        assert not isinstance(e.value, linksieve.NormalizeError)
+    with pytest.raises(ValueError, match="threads: must be at least 1"):
+        linksieve.normalize_many(["http://a/"], threads=0)
+
+
+def test_compare():
+    assert linksieve.compare("http://a/x", "http://a/x") == "string"
+    assert linksieve.compare("http://a/%7e", "http://a/~") == "syntax"
+    assert linksieve.compare("http://a.example/", "HTTP://A.example:80") == "scheme"
+    assert linksieve.compare("http://a/?b&a", "http://a/?a&b") is None
+    assert linksieve.compare("http://a/?b&a", "http://a/?a&b", profile="w3lib") == "profile"
+    assert linksieve.compare("http://a/%7e", "http://a/~", level="string") is None
+    assert linksieve.compare("a/./b", "a/b", level="syntax") == "syntax"
+    with pytest.raises(linksieve.NormalizeError) as e:
+        linksieve.compare("http://ok/", "http://a b/")
+    assert e.value.input == "http://a b/"
+
+
+def test_compare_equals_cli(cli, non_normal):
+    urls = non_normal[:150]
+    for a, b in zip(urls, urls[1:] + urls[:1]):
+        for x, y in ((a, a.upper()), (a, b), (a, linksieve.normalize_many([a])[0] or a)):
+            for profile in ([], ["--profile", "w3lib"]):
+                p = cli("compare", *profile, x, y, status=None)
+                kwargs = {"profile": profile[1]} if profile else {}
+                if p.returncode == 2:
+                    with pytest.raises(linksieve.NormalizeError):
+                        linksieve.compare(x, y, **kwargs)
+                    continue
+                first = p.stdout.splitlines()[0]
+                m = re.match(r"equivalent (?:at (\w+)|under profile)", first)
+                want = (m.group(1) or "profile") if m else None
+                assert linksieve.compare(x, y, **kwargs) == want, (x, y, first)
+
+
+def test_fingerprint_is_xxh3_128_and_the_cli_tsv_key(cli, kasztp):
+    urls = kasztp[:2000]
+    p = cli("normalize", "--format", "tsv", "-", input="\n".join(urls) + "\n", status=None)
+    for row in p.stdout.splitlines():
+        hexfp, canonical = row.split("\t")[:2]
+        assert linksieve.fingerprint(canonical).hex() == hexfp
+        assert linksieve.fingerprint(canonical.encode()) == xxhash.xxh3_128_digest(canonical)
+    assert linksieve.fingerprint("") == xxhash.xxh3_128_digest(b"")
+    with pytest.raises(TypeError):
+        linksieve.fingerprint(3)
+
+
+@pytest.mark.parametrize("args", [
+    {}, {"level": "protocol"}, {"form": "surt"}, {"profile": "w3lib"},
+    {"profile": "w3lib:keep_fragments=true"}, {"profile": "surt-ia"},
+])
+def test_identity_equals_cli(cli, args):
+    flags = [x for k, v in args.items() for x in (f"--{k}", v)]
+    assert linksieve.identity(**args) == json.loads(cli("identity", *flags).stdout)
+
+
+def test_extract_text_offsets_slice_the_input():
+    text = "Voir http://example.com/é, <https://b.example/x> et (www.example.com/p).\nmail a@b.example"
+    data = text.encode("utf-8")
+    links = linksieve.extract(data, schemeless=True, email=True)
+    assert [(l.text, l.kind, l.line) for l in links] == [
+        ("http://example.com/é", "scheme", 1),
+        ("https://b.example/x", "scheme", 1),
+        ("www.example.com/p", "bare", 1),
+        ("a@b.example", "email", 2),
+    ]
+    for link in links:
+        assert link.encoding == "UTF-8" and link.tag is None
+        assert data[link.start:link.end].decode() == link.text
+    assert linksieve.extract(text, schemeless=True, email=True) == links
+
+
+def test_extract_legacy_encoding_offsets_are_byte_offsets():
+    data = "Café: http://example.com/é\n".encode("iso-8859-1")
+    [link] = linksieve.extract(data, encoding="iso-8859-1")
+    assert link.text == "http://example.com/é" and link.encoding == "windows-1252"
+    assert data[link.start:link.end].decode("iso-8859-1") == link.text
+    with pytest.raises(ValueError, match="encoding: "):
+        linksieve.extract(b"x", encoding="no-such-encoding")
+    with pytest.raises(ValueError, match="encoding: a str is already text"):
+        linksieve.extract("x", encoding="utf-8")
+    with pytest.raises(ValueError, match="base: only with html=True"):
+        linksieve.extract("x", base="http://a/")
+
+
+def test_extract_equals_cli_scan(cli, tmp_path):
+    page = (b'<html><head><base href="/root/"><title>t</title></head><body>\n'
+            b'<a href="a.html">a</a> <img src="//cdn.example/i.png" srcset="x.png 1x, y.png 2x">\n'
+            b'<p>see http://text.example/p?q=1&amp;r=2 and <a href="javascript:void(0)">j</a>\n'
+            b'<a href="http://[bad/">bad</a></body></html>\n')
+    f = tmp_path / "p.html"
+    f.write_bytes(page)
+    base = "https://site.example/dir/page.html"
+    rows = [json.loads(x) for x in cli("scan", "--html", "--base", base, "--format", "jsonl",
+                                       f).stdout.splitlines()]
+    links = linksieve.extract(page, html=True, base=base)
+    assert len(links) == len(rows) > 5
+    for link, row in zip(links, rows):
+        assert (link.start, link.end, link.line) == (row["start"], row["end"], row["line"])
+        if row["from"] == "attribute":
+            assert (link.kind, link.tag, link.attr, link.text) == (
+                "attribute", row["tag"], row["attr"], row["value"])
+            assert link.url == row["link"] and link.error == row.get("error")
+        else:
+            assert (link.kind, link.text) == (row["kind"], row["link"])
+    urls = {l.url for l in links if l.url}
+    assert "https://site.example/root/a.html" in urls
+    assert "https://cdn.example/i.png" in urls
+
+
+def test_gil_is_released_by_normalize_many(kasztp, non_normal):
+    """While one thread is inside normalize_many, the other keeps running Python: the largest
+    gap between its steps is far below the call's length (with the GIL held it would be all)."""
+    urls = (kasztp + non_normal) * 8
+    done = threading.Event()
+    took = []
+
+    def work():
+        t = time.perf_counter()
+        linksieve.normalize_many(urls, profile="w3lib", threads=1)
+        took.append(time.perf_counter() - t)
+        done.set()
+
+    worker = threading.Thread(target=work)
+    last, gap, steps = time.perf_counter(), 0.0, 0
+    worker.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        gap, last, steps = max(gap, now - last), now, steps + 1
+    worker.join()
+    assert took[0] > 0.2, "the call is too short to tell"
+    assert gap < took[0] / 2, (gap, took[0], steps)
+
+
+def test_threads_call_concurrently(kasztp):
+    want = linksieve.normalize_many(kasztp[:5000], level="protocol")
+    results = [None] * 4
+
+    def work(i):
+        results[i] = linksieve.normalize_many(kasztp[:5000], level="protocol", threads=2)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [want] * 4
+
+
+def test_normalizer_equals_normalize(non_normal):
+    urls = non_normal[:3000]
+    for options in ({}, {"level": "protocol", "input": "web"}, {"profile": "w3lib"},
+                    {"form": "iri", "nfc": True}):
+        n = linksieve.Normalizer(**options)
+        errors, want_errors = [], []
+        assert n.many(urls, errors=errors) == linksieve.normalize_many(
+            urls, errors=want_errors, **options)
+        assert [i for i, _ in errors] == [i for i, _ in want_errors]
+        for u in urls[:300]:
+            try:
+                want = linksieve.normalize(u, **options)
+            except linksieve.NormalizeError as e:
+                with pytest.raises(linksieve.NormalizeError) as got:
+                    n(u)
+                assert (got.value.rule, got.value.offset) == (e.rule, e.offset)
+            else:
+                assert n(u) == want
+        assert {k: v for k, v in n.options.items() if k in options} == options
+    assert repr(linksieve.Normalizer(profile="w3lib")) == (
+        "Normalizer(level='scheme', form='uri', input='strict', profile='w3lib', nfc=False)")
+    with pytest.raises(ValueError, match="level: "):
+        linksieve.Normalizer(level="top")

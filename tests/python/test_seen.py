@@ -1,0 +1,164 @@
+"""SeenSet of every kind against a Python set (the oracle), and the persistent store's
+identity checks and crash contract."""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import linksieve
+
+
+def keys(n, seed=7):
+    rng = random.Random(seed)
+    return [f"http://h{rng.randrange(n // 2)}.example/{rng.randrange(50)}" for _ in range(n)]
+
+
+def oracle(ks, seen=None):
+    seen = set() if seen is None else seen
+    out = []
+    for k in ks:
+        out.append(k not in seen)
+        seen.add(k)
+    return out
+
+
+@pytest.mark.parametrize("kind, kwargs", [
+    ("memory", {}),
+    ("spill", {"memory": 1 << 20}),
+    ("persistent", {}),
+])
+def test_exact_kinds_answer_as_a_python_set(tmp_path, kind, kwargs):
+    ks = keys(120_000)
+    path = tmp_path / "seen.redb" if kind == "persistent" else (
+        tmp_path if kind == "spill" else None)
+    with linksieve.SeenSet(kind, path, **kwargs) as s:
+        assert s.kind == kind
+        first, rest = ks[:100_000], ks[100_000:]
+        assert s.add_many(first) == oracle(first)
+        seen = set(first)
+        assert [s.add(k) for k in rest[:50]] == oracle(rest[:50], set(seen))
+        seen.update(rest[:50])
+        assert s.add_many(iter(rest[50:])) == oracle(rest[50:], set(seen))
+        seen.update(rest)
+        assert len(s) == len(seen)
+        sample = random.Random(1).sample(ks, 200)
+        assert all(k in s for k in sample)
+        assert not any(f"http://absent{i}/" in s for i in range(200))
+        assert s.add(b"raw bytes") and not s.add(b"raw bytes")
+        assert "raw bytes" in s  # a str is its UTF-8 bytes
+        assert s.memory_bytes > 0
+    with pytest.raises(linksieve.StoreError, match="closed"):
+        s.add("x")
+    with pytest.raises(linksieve.StoreError, match="closed"):
+        len(s)
+
+
+def test_approx_never_forgets_and_rarely_drops():
+    ks = keys(200_000, seed=3)
+    s = linksieve.SeenSet("approx", expected=200_000, fp_rate=0.01)
+    got, want = s.add_many(ks), oracle(ks)
+    # a key seen before is always "seen"; a new key is called seen at about the false rate
+    assert all(g is False for g, w in zip(got, want) if not w)
+    new = sum(want)
+    dropped = sum(1 for g, w in zip(got, want) if w and not g)
+    assert dropped <= 0.02 * new, (dropped, new)
+    assert all(k in s for k in ks[:1000])
+
+
+def test_memory_per_key_is_a_fraction_of_a_python_set_of_sha1(kasztp):
+    import hashlib
+    import tracemalloc
+
+    # what RFPDupeFilter keeps: a set of 20-byte SHA-1 digests (the bytes objects and the table)
+    tracemalloc.start()
+    fps = [hashlib.sha1(u.encode()).digest() for u in kasztp]
+    list_bytes = tracemalloc.get_traced_memory()[0] - sys.getsizeof(fps)
+    py = set(fps)
+    py_bytes = tracemalloc.get_traced_memory()[0] - sys.getsizeof(fps)
+    tracemalloc.stop()
+    assert py_bytes > list_bytes
+    s = linksieve.SeenSet()
+    s.add_many(fps)
+    assert len(s) == len(py)
+    assert s.memory_bytes * 4 <= py_bytes, (s.memory_bytes, py_bytes)
+
+
+def test_bad_options():
+    for kwargs, msg in [
+        ({"kind": "nope"}, "kind: unknown seen-set"),
+        ({"kind": "persistent"}, "path: kind=\"persistent\" needs"),
+        ({"kind": "memory", "memory": 5}, "memory: only for"),
+        ({"kind": "approx", "expected": 0}, "expected: must be 1 to"),
+        ({"kind": "approx", "fp_rate": 2.0}, r"false-positive rate 2 is outside \[1e-12, 0.5\]"),
+        ({"kind": "spill", "memory": 1000}, "at least 1 MiB"),
+    ]:
+        with pytest.raises(ValueError, match=msg):
+            linksieve.SeenSet(**kwargs)
+    with pytest.raises(TypeError):
+        linksieve.SeenSet().add(3)
+
+
+def test_persistent_store_keeps_keys_and_its_identity(tmp_path):
+    path = tmp_path / "s.redb"
+    with linksieve.SeenSet("persistent", path, profile="w3lib") as s:
+        assert s.add_many(["a", "b", "a"]) == [True, True, False]
+    with linksieve.SeenSet("persistent", str(path), profile="w3lib") as s:
+        assert s.add_many(["b", "c"]) == [False, True] and len(s) == 3
+    for other in ({}, {"profile": "w3lib:keep_fragments=true"}, {"level": "syntax"},
+                  {"namespace": "x"}):
+        with pytest.raises(linksieve.StoreError, match="identity|differs|rung|form"):
+            linksieve.SeenSet("persistent", path, **other)
+    with linksieve.SeenSet("persistent", tmp_path / "n.redb", namespace="mine") as s:
+        s.add("k")
+    with pytest.raises(linksieve.StoreError):
+        linksieve.SeenSet("persistent", tmp_path / "n.redb", namespace="theirs")
+
+
+def test_persistent_store_survives_kill(tmp_path):
+    """A process adds batches and prints each batch's new keys only after add_many returns;
+    killed with SIGKILL, every key it printed is seen by the next process."""
+    path = tmp_path / "s.redb"
+    script = textwrap.dedent(f"""
+        import sys, linksieve
+        s = linksieve.SeenSet("persistent", {str(path)!r})
+        for b in range(10_000):
+            batch = [f"k{{b}}-{{i}}" for i in range(100)]
+            new = [k for k, n in zip(batch, s.add_many(batch)) if n]
+            print(" ".join(new), flush=True)
+    """)
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    printed = []
+    for line in p.stdout:
+        printed.extend(line.split())
+        if len(printed) >= 3000:
+            break
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    p.stdout.close()
+    with linksieve.SeenSet("persistent", path) as s:
+        assert all(k in s for k in printed)
+        assert len(s) >= len(printed)
+        assert s.add_many(printed) == [False] * len(printed)
+
+
+def test_threads_share_a_set():
+    import threading
+
+    s = linksieve.SeenSet()
+    ks = keys(40_000, seed=11)
+    answers = [None] * 4
+
+    def work(i):
+        answers[i] = s.add_many(ks[i::4])
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert sum(sum(a) for a in answers) == len(set(ks)) == len(s)
