@@ -11,6 +11,9 @@
 #   D  the whole set with --seen S: D == local minus C, C and D disjoint, C + D == local
 #   E  --seen S with another --level: refused (exit 3), nothing written
 #   F  a corrupt .gz among the inputs: the job fails (linksieve's exit status is checked)
+#   G  integrations/spark/linksieve_arrow.py (the Python module through mapInArrow) on a URL
+#      list == `linksieve normalize < LIST | LC_ALL=C sort -u`, and the same count of lines
+#      without a key
 #
 # Prints the keys/s of the cluster job and of one `linksieve run` process, then stops every
 # process it started, by pid, and checks that no JVM or Python worker of this run is left.
@@ -86,6 +89,17 @@ pip_secs=$(elapsed "$t_pip")
 spark_home="$("$venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
 spark_version="$("$venv/bin/python" -c 'import pyspark; print(pyspark.__version__)')"
 say "pyspark $spark_version ($pip_note, ${pip_secs} s), $(java -version 2>&1 | head -n1)"
+# The Python module for job G: its wheel, built from this checkout (a no-op for cargo when it is
+# up to date, so never a stale module), and pyarrow, into the same venv.
+wheels="${CARGO_TARGET_DIR:-$root/target}/wheels"
+rm -f "$wheels"/linksieve-*.whl
+"$venv/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$wheels" "$root" >&2 \
+    || die "could not build the linksieve wheel (pip wheel .)"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
+    "$wheels"/linksieve-*.whl >&2
+# (PySpark's mapInArrow also checks for pandas, though the job makes no DataFrame of it)
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "pyarrow==26.0.1" \
+    "pandas==2.3.3" >&2
 
 # ---------------------------------------------------------------- processes and cleanup
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/linksieve-spark.XXXXXX")"
@@ -249,7 +263,7 @@ submit() { # OUT_LOG ARGS... (runs the driver; returns its exit status)
         --conf "spark.executor.extraJavaOptions=-Dlinksieve.loopback=$tag" \
         --driver-java-options "-Dlinksieve.loopback=$tag" \
         "${submit_conf[@]}" \
-        --files "$bin" "$root/integrations/spark/linksieve_spark.py" "$@" ) > "$log" 2>&1 &
+        --files "$bin" "${job:-$root/integrations/spark/linksieve_spark.py}" "$@" ) > "$log" 2>&1 &
     pid=$!
     submit_pid=$pid
     wait "$pid" || rc=$?
@@ -358,6 +372,29 @@ submit_conf=()
 [ "$rc" != 0 ] || die "F: the job succeeded on a corrupt input"
 grep -q 'linksieve exited with status' "$tmp/F.log" || { tail -n 20 "$tmp/F.log" >&2; die "F: no linksieve status in the error"; }
 say "F: ok: exit status $rc, task error: $(grep -o 'linksieve exited with status [0-9]*' "$tmp/F.log" | head -n1)"
+
+say "G: linksieve_arrow.py (the Python module through mapInArrow) on a URL list"
+list="$data/url-list-kasztp-non-normal.txt"
+job="$root/integrations/spark/linksieve_arrow.py" submit "$tmp/G.log" --input "$list" \
+    --out "$tmp/out/G" --partitions 3 --level protocol \
+    || { tail -n 40 "$tmp/G.log" >&2; die "job G failed"; }
+summary_g="$(grep '^linksieve_arrow:' "$tmp/G.log" | tail -n1)"
+cat_out "$tmp/out/G" > "$tmp/G.keys"
+# normalize reads the list on stdin and exits 1 when it rejects a line: 0 and 1 are fine here
+rc=0
+"$bin" normalize --level protocol < "$list" 2>/dev/null > "$tmp/G.normalized" || rc=$?
+[ "$rc" -le 1 ] || die "G: linksieve normalize failed (status $rc)"
+LC_ALL=C sort -u "$tmp/G.normalized" > "$tmp/G.local"
+[ -s "$tmp/G.local" ] || die "G: linksieve normalize gave no keys"
+cmp -s "$tmp/G.keys" "$tmp/G.local" \
+    || { diff "$tmp/G.local" "$tmp/G.keys" | head -n 20 >&2 || true; die "G: keys differ from linksieve normalize | sort -u"; }
+rc=0
+"$bin" normalize --level protocol --format jsonl < "$list" > "$tmp/G.jsonl" || rc=$?
+[ "$rc" -le 1 ] || die "G: linksieve normalize --format jsonl failed (status $rc)"
+g_rejected="$(grep -c '"error"' "$tmp/G.jsonl" || true)"
+grep -q " $g_rejected lines without a key\$" <<< "$summary_g" \
+    || die "G: $summary_g; linksieve normalize rejects $g_rejected lines"
+say "G: ok: $summary_g; == linksieve normalize | LC_ALL=C sort -u"
 
 # ---------------------------------------------------------------- figures
 a_line="$(summary "$tmp/A.log")"
