@@ -7,6 +7,8 @@
 3. `SeenSet.add_many` against a Python `set` of SHA-1 digests (what Scrapy's RFPDupeFilter
    keeps), with the memory per key (tracemalloc for the set and its digests; the SeenSet's
    own count of its table for linksieve).
+4. A persistent `SeenSet` on the temporary folder's disk: `add` per call and one `add_many`
+   (each call is durably committed before it returns).
 
 Each time is the best of --runs runs, after one untimed run. Prints a Markdown table, then
 the targets of issue 22 with PASS or FAIL. A list of URLs that are already keys (most of the
@@ -21,6 +23,7 @@ import hashlib
 import os
 import platform
 import sys
+import tempfile
 import time
 import tracemalloc
 import urllib.parse
@@ -145,6 +148,23 @@ def main() -> int:
     print("|---|---:|---:|")
     print(f"| Python set (+ the digests) | {t_py / n * 1e9:.0f} | {py_bytes / len(py_set):.1f} |")
     print(f"| linksieve SeenSet().add_many | {t_ls / n * 1e9:.0f} | {ls_bytes / len(py_set):.1f} |")
+
+    # 4. a persistent SeenSet: each call is committed (a disk sync) before it returns
+    with tempfile.TemporaryDirectory() as d:
+        with linksieve.SeenSet("persistent", os.path.join(d, "seen.store")) as store:
+            calls = 300
+            t = time.perf_counter()
+            for u in urls[:calls]:
+                store.add(u)
+            per_add = (time.perf_counter() - t) / calls
+            batch = urls[calls:calls + 10_000]
+            t = time.perf_counter()
+            store.add_many(batch)
+            per_batch = time.perf_counter() - t
+    print("\n| persistent SeenSet (temporary folder's disk) | time |")
+    print("|---|---:|")
+    print(f"| add, one call ({calls} calls) | {per_add * 1e3:.2f} ms |")
+    print(f"| add_many of {len(batch):,} keys, one call | {per_batch * 1e3:.1f} ms |")
 
     # the targets
     print("\n| target | measured | |")
