@@ -97,8 +97,23 @@ fn encoding_choice(label: Option<&str>) -> PyResult<EncodingChoice> {
     }
 }
 
-/// The links of `data` (see the Python docstring in `lib.rs`).
-#[allow(clippy::too_many_arguments)]
+/// The links in `data`, as `linksieve scan` finds them, in input order.
+///
+/// data: bytes (decoded by `encoding`, a WHATWG label, or detected: BOM, UTF-8, chardetng) or
+/// str. schemeless: also `www.example.com/...` finds; email: also bare e-mail addresses.
+/// html: read `data` as an HTML document: the URL-valued attributes, resolved against the
+/// document base (`<base href>`, else `base`, the document's own address), and the links in
+/// its text.
+///
+/// >>> import linksieve
+/// >>> found = linksieve.extract(b"mail me@a.example or see www.example.com/p", email=True, schemeless=True)
+/// >>> [(l.text, l.kind, l.start, l.end) for l in found]
+/// [('me@a.example', 'email', 5, 17), ('www.example.com/p', 'bare', 25, 42)]
+/// >>> [l] = linksieve.extract('<a href="../b">', html=True, base="http://h.example/a/c")
+/// >>> (l.tag, l.attr, l.text, l.url)
+/// ('a', 'href', '../b', 'http://h.example/b')
+#[pyfunction]
+#[pyo3(signature = (data, *, encoding=None, schemeless=false, email=false, html=false, base=None))]
 pub(crate) fn extract(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
