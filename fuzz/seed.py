@@ -15,7 +15,8 @@ adds nothing). The layouts follow the targets (fuzz/src/*.rs):
 - scan:      one option byte (encoding, modes), one chunking byte, then the text encoded
 - pipeline:  one option byte, then about 12 KB of extraction inputs, one per line (several
              of the pipeline's 4 KiB chunks)
-- differential: the pipeline's texts, with an option byte of its own (bits 0-4)
+- differential: the pipeline's texts, with an option byte of its own (bits 0-4), and small
+  HTML documents (HTML_SEEDS)
 """
 
 import glob
@@ -110,7 +111,22 @@ def main():
             enc_bits = 0 if i == 0 else enc
             flag = bytes([enc_bits | mode_bits])
             counts["scan"] += write(dirs["scan"], flag + bytes([n % 256]) + data)
+    # HTML documents (option bit 2) whose attributes' outlinks key otherwise than the links of
+    # their text: the differential oracle must read them as documents (a fuzzing find of
+    # 2026-11-26: an unquoted href that ends in a quote, a scheme the text scan splits)
+    for i, page in enumerate(HTML_SEEDS):
+        for flag in (0x04, 0x06, 0x14):
+            counts["differential"] += write(dirs["differential"], bytes([flag]) + page)
     print(" ".join(f"{t}={c}" for t, c in counts.items()), "new seeds")
+
+
+HTML_SEEDS = [
+    b'<a href=http://www.example.com/path/">example1</a>\n',
+    b'<a href=URL:ps://www.example.com/path/">example1</a>\n',
+    b'<a href="http://a.example/x y">t</a> http://a.example/x <img src=HTTP://B.example:80/>\n',
+    b'<a href=&quot;http://q.example/&quot;>q</a><a href="rel/ative">r</a>\n',
+    b'<base href="http://base.example/d/"><a href="../up">u</a> <a href="mailto:me@x.example">m</a>\n',
+]
 
 
 if __name__ == "__main__":

@@ -9,11 +9,18 @@
 //! Oracle: the keys `run` writes (1 and 2 threads, 4 KiB chunks) are exactly those of the whole
 //! input scanned in one piece by `linksieve_scan::Scanner`, each link keyed alone (with its
 //! implied scheme, decoded with `unescape_link` under `--html`), first occurrence kept, in
-//! order. The oracle shares the ladder with `run` but none of its chunking, workers, repeat
-//! table, reorder or sink.
+//! order. A file read with `--html` is one HTML document (`read_document`): its attributes'
+//! outlinks (against `<base href>` when it has one: the file has no address) merged in document
+//! order with the links of its text, as `run` reads it (a WARC payload here is `text/plain`, so
+//! text). The oracle shares the ladder and the HTML reader with `run` but none of its chunking,
+//! workers, repeat table, reorder or sink.
 
+use linksieve_iri::web_to_iri;
 use linksieve_pipeline::dedup::MemoryDedup;
-use linksieve_pipeline::{InputSpec, Keyer, OutputFormat, RunOptions};
+use linksieve_pipeline::{
+    DocumentItem, DocumentOptions, InputSpec, Keyer, OutputFormat, RunOptions, keyable,
+    read_document, unescape_link,
+};
 use linksieve_scan::{EncodingChoice, ScanOptions, Scanner};
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -62,25 +69,59 @@ pub fn run(data: &[u8]) {
     };
     // the oracle: the whole input at once
     let keyer = Keyer::new(base.input, &base.normalize);
-    let mut scanner = Scanner::new(&scan);
-    let mut hits = Vec::new();
-    let _ = scanner.feed(&content, &mut hits);
-    let _ = scanner.finish(&mut hits);
     let mut seen = HashSet::new();
     let mut want = String::new();
+    let mut keep = |k: Option<String>| {
+        if let Some(k) = k
+            && seen.insert(k.clone())
+        {
+            want.push_str(&k);
+            want.push('\n');
+        }
+    };
     let mut implied = String::new();
-    for h in &hits {
-        let text = if base.html {
-            linksieve_pipeline::unescape_link(&h.text, &h.trimmed.trailing, scan.ascii_only)
-        } else {
-            std::borrow::Cow::Borrowed(h.text.as_str())
-        };
-        let keyed = linksieve_pipeline::keyable(&text, h.kind, &mut implied);
-        if let Ok(k) = keyer.key(keyed, h.from_legacy) {
-            if seen.insert(k.clone()) {
-                want.push_str(&k);
-                want.push('\n');
+    if base.html && flags & 32 == 0 {
+        // A file read with --html is one HTML document: its attributes' outlinks (resolved
+        // against <base href> alone: the file has no address) and the links of its text, in
+        // document order
+        let doc = read_document(
+            &content,
+            &DocumentOptions {
+                encoding: scan.encoding,
+                all_schemes: base.all_schemes,
+                ..DocumentOptions::default()
+            },
+        );
+        let legacy = doc.encoding != encoding_rs::UTF_8;
+        let hits = doc.text_links(&scan).hits;
+        doc.in_order(&hits, scan.ascii_only, |item| match item {
+            DocumentItem::Text(h) => {
+                let text = unescape_link(&h.text, &h.trimmed.trailing, scan.ascii_only);
+                let keyed = keyable(&text, h.kind, &mut implied);
+                keep(keyer.key(keyed, legacy || h.from_legacy).ok());
             }
+            DocumentItem::Attribute(l) => {
+                // an attribute without a URL (no base, invalid, a scheme not keyed) or
+                // without an IRI gives no key
+                if let Ok(Ok(iri)) = l.url.as_ref().map(web_to_iri) {
+                    keep(keyer.key(iri.as_str(), legacy).ok());
+                }
+            }
+        });
+    } else {
+        // text (a WARC payload is text/plain, so text with --html too)
+        let mut scanner = Scanner::new(&scan);
+        let mut hits = Vec::new();
+        let _ = scanner.feed(&content, &mut hits);
+        let _ = scanner.finish(&mut hits);
+        for h in &hits {
+            let text = if base.html {
+                unescape_link(&h.text, &h.trimmed.trailing, scan.ascii_only)
+            } else {
+                std::borrow::Cow::Borrowed(h.text.as_str())
+            };
+            let keyed = keyable(&text, h.kind, &mut implied);
+            keep(keyer.key(keyed, h.from_legacy).ok());
         }
     }
     let path = input_path();
