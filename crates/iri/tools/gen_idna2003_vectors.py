@@ -1,8 +1,8 @@
 """Writes testdata/normalize/python-idna2003.tsv: non-ASCII hosts and what CPython 3.11's
 `encodings.idna` codec (`host.encode("idna")`: RFC 3490 ToASCII, RFC 3491 Nameprep, RFC 3492
 Punycode) makes of them, for the shared IDNA 2003 module's test (`profile/idna2003.rs`).
-Run once with the Python the oracles run on:
-    /work/venv-prof/bin/python crates/iri/tools/gen_idna2003_vectors.py > testdata/normalize/python-idna2003.tsv
+Run once with CPython 3.11 (the codec is in the standard library; no package needed):
+    python3 crates/iri/tools/gen_idna2003_vectors.py > testdata/normalize/python-idna2003.tsv
 """
 import random
 import sys

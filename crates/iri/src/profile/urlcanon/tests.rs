@@ -1,6 +1,7 @@
 //! The rules of the urlcanon profiles, on cases whose keys come from urlcanon 0.3.1 itself
-//! (`/work/venv-prof`: `str(urlcanon.semantic_precise(b"..."))`), and properties: idempotence
-//! on the peer vectors, no panic on any bytes, nothing copied for canonical fields.
+//! (`str(urlcanon.semantic_precise(b"..."))`, in a venv made by `scripts/venv.sh target/prof-venv
+//! benches/profiles/requirements.txt`), and properties: idempotence on the peer vectors, no
+//! panic on any bytes, nothing copied for canonical fields.
 
 use super::text::{self, Bytes};
 use super::*;
