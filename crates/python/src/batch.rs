@@ -283,26 +283,24 @@ pub(crate) fn many_arrow<'py>(
     let mut validity = vec![0u8; n.div_ceil(8)];
     let mut offsets = Vec::with_capacity((n + 1) * 8);
     offsets.extend_from_slice(&0i64.to_le_bytes());
-    let (mut i, mut nulls, mut base) = (0, 0, 0);
+    // `end`: the offset after the last value written (a null repeats it)
+    let (mut i, mut nulls, mut base, mut end) = (0, 0, 0, 0i64);
     for part in &parts {
         for item in &part.items {
             match item {
                 // a part's keys are its buffer in order: the output data is the buffers joined
                 Item::Key(r) => {
                     validity[i / 8] |= 1 << (i % 8);
-                    offsets.extend_from_slice(&((base + r.end) as i64).to_le_bytes());
+                    end = (base + r.end) as i64;
                 }
                 Item::Null | Item::Error(_) | Item::NotUtf8 => {
                     nulls += 1;
                     if !matches!(item, Item::Null) {
                         record(py, errors, i, texts[i].bytes(), item)?;
                     }
-                    let at = i64::from_le_bytes(
-                        offsets[offsets.len() - 8..].try_into().unwrap_or_default(),
-                    );
-                    offsets.extend_from_slice(&at.to_le_bytes());
                 }
             }
+            offsets.extend_from_slice(&end.to_le_bytes());
             i += 1;
         }
         base += part.keys.len();

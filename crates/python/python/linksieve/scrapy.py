@@ -83,7 +83,7 @@ class RequestFingerprinter:
             raise ValueError("RequestFingerprinter: set LINKSIEVE_PROFILE or LINKSIEVE_LEVEL")
         options: dict[str, Any] = {"profile": profile} if profile else {"level": level, "input": input}
         self._normalize = linksieve.Normalizer(**options)  # a bad option fails here, once
-        self._options = options
+        self._ladder = profile is None
         self._cache: weakref.WeakKeyDictionary[Request, bytes] = weakref.WeakKeyDictionary()
         ident = linksieve.identity(**({"profile": profile} if profile else {"level": level}))
         #: What the fingerprints are: the recipe and the key identity (stored by DupeFilter).
@@ -99,11 +99,11 @@ class RequestFingerprinter:
         try:
             key = self._normalize(url)
         except linksieve.NormalizeError:
-            if self._options.get("profile") is None:
+            if self._ladder:
                 raise
             # the profile refuses what its library refuses: the library raises Scrapy's error
             return canonicalize_url(url)
-        if self._options.get("profile") is None:
+        if self._ladder:
             # a ladder key keeps the fragment; its first "#" is the delimiter (a "#" in the
             # path or query is percent-encoded in a key), so the page is fetched once
             key = key.partition("#")[0]
