@@ -8,10 +8,11 @@ use clap::{Args, ValueEnum};
 use linksieve_iri::InputMode;
 use linksieve_pipeline::Report;
 use linksieve_pipeline::dedup::Dedup;
-use linksieve_pipeline::output::{AtomicOutput, same_file};
+use linksieve_pipeline::output::{AtomicOutput, check_target, same_file};
 use linksieve_pipeline::seen::{KeyIdentity, SeenKind, SeenOptions};
 use linksieve_pipeline::{
-    InputSpec, OutputFormat, RunError, RunOptions, WarcRecords, expand_inputs,
+    FailureHook, InputFailure, InputSpec, OutputFormat, RunError, RunOptions, WarcRecords,
+    expand_inputs,
 };
 use linksieve_scan::{EncodingChoice, ScanOptions};
 use std::io::{IsTerminal, Write};
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
 
 /// Seen-set kinds.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -128,12 +130,30 @@ impl IoArgs {
     /// The inputs (`-`, stdin, when none is given), directories expanded, and those that could
     /// not be listed.
     fn inputs(&self) -> (Vec<InputSpec>, Vec<linksieve_pipeline::InputProblem>) {
-        if self.inputs.is_empty() {
+        let (inputs, problems) = if self.inputs.is_empty() {
             expand_inputs(&[PathBuf::from("-")])
         } else {
             expand_inputs(&self.inputs)
+        };
+        for p in &problems {
+            tell(&InputFailure {
+                input: p.path.display().to_string(),
+                error: p.error.to_string(),
+            });
         }
+        (inputs, problems)
     }
+}
+
+/// An input that failed, said on stderr when it happens (under `-q` too), as ripgrep does; the
+/// summary lists it again at the end.
+fn tell(f: &InputFailure) {
+    eprintln!("linksieve: {}: {}", f.input, f.error);
+}
+
+/// [`tell`] as the pipeline's hook.
+fn hook() -> FailureHook {
+    FailureHook::new(tell)
 }
 
 /// The seen-set options, shared by `run` and `dedup`.
@@ -200,18 +220,22 @@ pub struct DedupArgs {
 pub fn dedup(a: &DedupArgs) -> Result<ExitCode> {
     let normalize = options(&a.ladder, InputMode::Strict, a.form.into())?;
     let (inputs, problems) = a.io.inputs();
-    out_is_not_the_store(a.io.out.as_deref(), a.seen.seen.as_deref())?;
+    check_paths(&a.io, a.seen.seen.as_deref())?;
     let mut dedup = a
         .seen
         .open(&KeyIdentity::of(&normalize), a.io.out.is_some())?;
     let cancel = cancel_on_sigint()?;
     let (mut out, tmp) = open_output(a.io.out.as_deref())?;
-    let result = linksieve_pipeline::dedup_lines(&inputs, dedup.as_mut(), &mut out, &cancel);
+    let started = Instant::now();
+    let hook = hook();
+    let result =
+        linksieve_pipeline::dedup_lines(&inputs, dedup.as_mut(), &mut out, &cancel, Some(&hook));
     let result = flushed(result, out);
     let end = End {
         io: &a.io,
         tmp,
         problems,
+        started,
     };
     end.conclude(result, dedup.as_mut())
 }
@@ -229,16 +253,43 @@ fn cancel_on_sigint() -> Result<Arc<AtomicBool>> {
     Ok(cancel)
 }
 
-/// `--out` and `--seen` naming one file (by path, symlink or hard link) is a usage error: the
-/// output's rename would replace the store with the key list.
-fn out_is_not_the_store(out: Option<&Path>, seen: Option<&Path>) -> Result<()> {
-    if let (Some(out), Some(seen)) = (out, seen)
-        && same_file(out, seen)
+/// The files a run writes, checked against each other and against what is there before any
+/// work (usage errors): `--out` and `--stats` are regular files or new names in a folder that
+/// exists (never a symlink, a device, a FIFO, a socket or a directory: a rename would replace
+/// it); the `--seen` store, if there, is a regular file; no two of them name one file (by path,
+/// symlink or hard link), since the later write would replace the other.
+fn check_paths(io: &IoArgs, seen: Option<&Path>) -> Result<()> {
+    for (flag, path) in [("--out", &io.out), ("--stats", &io.stats)] {
+        if let Some(p) = path {
+            check_target(p).with_context(|| flag.to_owned())?;
+        }
+    }
+    if let Some(store) = seen
+        && let Ok(m) = std::fs::metadata(store)
+        && !m.is_file()
     {
         bail!(
-            "--out {} is the --seen store: the output would replace it",
-            out.display()
+            "--seen {} is not a regular file: a store is a file that linksieve made",
+            store.display()
         );
+    }
+    let named = [
+        ("--out", io.out.as_deref()),
+        ("--stats", io.stats.as_deref()),
+        ("--seen", seen),
+    ];
+    for (i, (fa, a)) in named.iter().enumerate() {
+        for (fb, b) in &named[i + 1..] {
+            if let (Some(a), Some(b)) = (a, b)
+                && same_file(a, b)
+            {
+                bail!(
+                    "{fa} {} and {fb} {} name one file: one would replace the other",
+                    a.display(),
+                    b.display()
+                );
+            }
+        }
     }
     Ok(())
 }
@@ -284,6 +335,8 @@ struct End<'a> {
     tmp: Option<AtomicOutput>,
     /// Inputs that could not even be listed.
     problems: Vec<linksieve_pipeline::InputProblem>,
+    /// When the work started (for the elapsed time and the throughput).
+    started: Instant,
 }
 
 impl End<'_> {
@@ -323,12 +376,24 @@ impl End<'_> {
                         error: p.error.to_string(),
                     }),
             );
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let rate = stats.bytes_read() as f64 / elapsed.max(1e-9);
         if let Some(path) = &self.io.stats {
-            std::fs::write(path, stats.to_json())
+            let mut json: serde_json::Value = serde_json::from_str(&stats.to_json())?;
+            if let Some(o) = json.as_object_mut() {
+                o.insert("elapsed_seconds".into(), elapsed.into());
+                o.insert("bytes_per_second".into(), rate.round().into());
+            }
+            let text = serde_json::to_string_pretty(&json)? + "\n";
+            write_stats(path, &text)
                 .context(OutputFailure(format!("--stats {}", path.display())))?;
         }
         if !self.io.quiet {
             eprint!("{}", stats.summary());
+            eprintln!(
+                "  elapsed: {elapsed:.3} s, {:.1} MB/s (bytes read)",
+                rate / 1e6
+            );
         }
         Ok(if stats.was_interrupted() {
             ExitCode::from(130)
@@ -338,6 +403,18 @@ impl End<'_> {
             ExitCode::SUCCESS
         })
     }
+}
+
+/// Writes the `--stats` JSON whole or not at all, as `--out` is written (a temporary file beside
+/// it, renamed over it): never through a symlink, never into a device or a FIFO.
+fn write_stats(path: &Path, json: &str) -> Result<()> {
+    let tmp = AtomicOutput::create(path)?;
+    let mut w = tmp.writer()?;
+    w.write_all(json.as_bytes())?;
+    w.flush()?;
+    drop(w);
+    tmp.persist(None)?;
+    Ok(())
 }
 
 /// The largest `--expected`: 10^10 keys (an approx filter of about 20 GB at `--fp-rate`
@@ -455,9 +532,10 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             WarcRecordsArg::Content => WarcRecords::Content,
             WarcRecordsArg::All => WarcRecords::All,
         },
+        on_input_failure: Some(hook()),
     };
     let (inputs, problems) = a.io.inputs();
-    out_is_not_the_store(a.io.out.as_deref(), a.seen.seen.as_deref())?;
+    check_paths(&a.io, a.seen.seen.as_deref())?;
     let mut dedup = a
         .seen
         .open(&KeyIdentity::of(&opts.normalize), a.io.out.is_some())?;
@@ -465,6 +543,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let progress: Arc<AtomicU64> = Arc::default();
     let bar = progress_bar(&inputs, &progress, a.io.quiet);
     let (mut out, tmp) = open_output(a.io.out.as_deref())?;
+    let started = Instant::now();
     let result =
         linksieve_pipeline::run(&inputs, &opts, dedup.as_mut(), &mut out, &progress, &cancel);
     let result = flushed(result, out);
@@ -476,11 +555,29 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         io: &a.io,
         tmp,
         problems,
+        started,
     };
     end.conclude(result, dedup.as_mut())
 }
 
-/// A progress bar on stderr when it is a terminal (silent otherwise).
+/// The inputs' total size in bytes as stored (compressed ones too), when every input is a
+/// regular file: then the progress bar can show a percentage and the time left.
+fn total_size(inputs: &[InputSpec]) -> Option<u64> {
+    inputs
+        .iter()
+        .map(|i| match i {
+            InputSpec::File(p) => std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len()),
+            InputSpec::Stdin => None,
+        })
+        .sum()
+}
+
+/// A progress bar on stderr when it is a terminal (silent otherwise): bytes read, the rate and
+/// the elapsed time; with a known total (every input a regular file) a bar, the percentage and
+/// the time left.
 fn progress_bar(
     inputs: &[InputSpec],
     progress: &Arc<AtomicU64>,
@@ -489,19 +586,20 @@ fn progress_bar(
     if quiet || !std::io::stderr().is_terminal() {
         return None;
     }
-    let total: u64 = inputs
-        .iter()
-        .filter_map(|i| match i {
-            InputSpec::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-            InputSpec::Stdin => None,
-        })
-        .sum();
-    let bar = indicatif::ProgressBar::new(total);
+    let total = total_size(inputs);
+    let (bar, template) = match total {
+        Some(t) => (
+            indicatif::ProgressBar::new(t),
+            "{spinner} [{bar:30}] {percent:>3}% {bytes}/{total_bytes} {bytes_per_sec} {elapsed_precise} (left {eta})",
+        ),
+        None => (
+            indicatif::ProgressBar::no_length(),
+            "{spinner} {bytes} {bytes_per_sec} {elapsed_precise}",
+        ),
+    };
     bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} {bytes}/{total_bytes} {bytes_per_sec} {elapsed_precise}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let stop = Arc::new(AtomicBool::new(false));
     let (s, p) = (stop.clone(), progress.clone());

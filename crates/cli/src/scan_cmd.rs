@@ -4,7 +4,7 @@
 //! `run`). Exit status: 0, or 1 when an input could not be read; usage errors (an unknown
 //! encoding label) are 2, from `main`.
 
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -203,6 +203,20 @@ struct HitPrinter<W> {
     out: W,
 }
 
+/// Opens one input (`-`: stdin) as `run` does, its compression undone (gzip, zstd, bzip2, xz;
+/// another container is an error). A WARC file is refused: `scan` reads text, and read as text
+/// a WARC's headers and compressed payloads would give wrong links; `run` reads its records.
+fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    let spec = linksieve_pipeline::InputSpec::from_arg(path);
+    let (mut r, _) = linksieve_pipeline::open_input(&spec).context("cannot open")?;
+    if r.fill_buf().context("cannot read")?.starts_with(b"WARC/") {
+        anyhow::bail!(
+            "a WARC file: `linksieve scan` reads text; `linksieve run` reads WARC records"
+        );
+    }
+    Ok(r)
+}
+
 /// Scans one input (`-`: stdin) and prints its hits.
 fn scan_one<W: Write>(
     path: &Path,
@@ -210,11 +224,7 @@ fn scan_one<W: Write>(
     printer: &mut HitPrinter<W>,
 ) -> Result<ScanStats> {
     let file = name(path);
-    let mut reader: Box<dyn Read> = if file == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(std::fs::File::open(path).context("cannot open")?)
-    };
+    let mut reader = open(path)?;
     linksieve_scan::scan_reader(&mut reader, opts, |h| printer.write_hit(&h, &file)).map_err(|e| {
         match e {
             ReadScanError::Read(e) => anyhow::Error::new(e).context("cannot read"),
@@ -232,14 +242,7 @@ fn scan_document<W: Write>(
 ) -> Result<ScanStats> {
     let file = name(path);
     let mut bytes = Vec::new();
-    if file == "-" {
-        std::io::stdin().lock().read_to_end(&mut bytes)
-    } else {
-        std::fs::File::open(path)
-            .context("cannot open")?
-            .read_to_end(&mut bytes)
-    }
-    .context("cannot read")?;
+    open(path)?.read_to_end(&mut bytes).context("cannot read")?;
     let doc = read_document(&bytes, document);
     let scanned = doc.text_links(opts);
     let mut result = Ok(());

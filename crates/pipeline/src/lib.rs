@@ -20,7 +20,7 @@ mod source;
 mod stats;
 mod warc;
 
-pub use engine::{Progress, RunError, RunOptions, run};
+pub use engine::{FailureHook, Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
 pub use keyer::{Keyer, implied_scheme, keyable};
 pub use line_dedup::{DedupStats, dedup_lines};

@@ -4,6 +4,7 @@
 //! Lines are compared as bytes (a CR before the LF is part of the line), fingerprinted with the
 //! same 128-bit hash as keys, so a persistent store is shared with `run --seen`.
 
+use crate::FailureHook;
 use crate::dedup::Dedup;
 use crate::engine::{RunError, fill};
 use crate::ordered::Ordered;
@@ -124,7 +125,8 @@ struct Batch {
 
 /// Writes each distinct line of `inputs` once to `out`, in the order of first occurrence
 /// (gzip, zstd and bzip2 inputs are recognised by content). A line without a final LF gets one.
-/// `cancel` stops reading (SIGINT); what was read is still written.
+/// `cancel` stops reading (SIGINT); what was read is still written. `on_failure` is told of each
+/// input that cannot be read when it happens.
 ///
 /// ```
 /// use linksieve_pipeline::{dedup_lines, InputSpec, dedup::MemoryDedup};
@@ -133,7 +135,7 @@ struct Batch {
 /// let f = dir.join("keys.txt");
 /// std::fs::write(&f, "http://a/\nhttp://b/\nhttp://a/\nhttp://c/").unwrap();
 /// let mut out = Vec::new();
-/// let stats = dedup_lines(&[InputSpec::File(f)], &mut MemoryDedup::default(), &mut out, &Default::default()).unwrap();
+/// let stats = dedup_lines(&[InputSpec::File(f)], &mut MemoryDedup::default(), &mut out, &Default::default(), None).unwrap();
 /// assert_eq!(String::from_utf8(out).unwrap(), "http://a/\nhttp://b/\nhttp://c/\n");
 /// assert_eq!((stats.lines, stats.unique, stats.duplicates), (4, 3, 1));
 /// std::fs::remove_dir_all(dir).unwrap();
@@ -143,8 +145,10 @@ pub fn dedup_lines(
     dedup: &mut dyn Dedup,
     out: &mut dyn Write,
     cancel: &AtomicBool,
+    on_failure: Option<&FailureHook>,
 ) -> Result<DedupStats, RunError> {
     let mut d = LineDedup {
+        on_failure,
         dedup,
         out: io::BufWriter::with_capacity(1 << 16, out),
         ordered: Ordered::default(),
@@ -182,6 +186,7 @@ pub fn dedup_lines(
 }
 
 struct LineDedup<'a> {
+    on_failure: Option<&'a FailureHook>,
     dedup: &'a mut dyn Dedup,
     out: io::BufWriter<&'a mut dyn Write>,
     ordered: Ordered<Batch>,
@@ -191,10 +196,11 @@ struct LineDedup<'a> {
 
 impl LineDedup<'_> {
     fn failed(&mut self, spec: &InputSpec, e: &io::Error) {
-        self.stats.inputs_failed.push(InputFailure {
+        let f = InputFailure {
             input: spec.name(),
             error: e.to_string(),
-        });
+        };
+        crate::engine::record_failure(&mut self.stats.inputs_failed, self.on_failure, f);
     }
 
     /// One input, batch by batch. A read error ends the input after what was read before it and

@@ -227,6 +227,116 @@ impl Drop for AtomicOutput {
     }
 }
 
+/// Why a path cannot take a file that linksieve writes (`--out`, `--stats`) or a store it
+/// creates (`--seen`): only a regular file, or a name where nothing is yet, is ever written or
+/// replaced. A rename over a device node, a FIFO, a socket or a symlink would replace it (as root,
+/// `--out /dev/null` would replace the system's `/dev/null`); a directory would fail only after
+/// the whole run.
+///
+/// ```
+/// use linksieve_pipeline::output::{check_target, TargetError};
+/// assert!(matches!(check_target(std::path::Path::new("/")), Err(TargetError::NotAFile { .. })));
+/// let new = std::env::temp_dir().join(format!("ls-target-doc-{}", std::process::id()));
+/// assert!(check_target(&new).is_ok());
+/// ```
+pub fn check_target(path: &Path) -> Result<(), TargetError> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        // nothing there yet: the folder must be there (the file is made beside its target)
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let dir = parent(path);
+            return match std::fs::metadata(dir) {
+                Ok(m) if m.is_dir() => Ok(()),
+                Ok(_) => Err(TargetError::NoFolder {
+                    path: path.to_path_buf(),
+                    source: io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
+                }),
+                Err(source) => Err(TargetError::NoFolder {
+                    path: path.to_path_buf(),
+                    source,
+                }),
+            };
+        }
+        Err(source) => {
+            return Err(TargetError::Unreadable {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let t = meta.file_type();
+    if t.is_file() {
+        return Ok(());
+    }
+    let what = if t.is_symlink() {
+        "a symbolic link (name the file itself)"
+    } else if t.is_dir() {
+        "a directory"
+    } else {
+        file_kind(&t)
+    };
+    Err(TargetError::NotAFile {
+        path: path.to_path_buf(),
+        what,
+    })
+}
+
+/// What a file that is neither regular, a directory nor a symlink is.
+fn file_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    let _ = t;
+    "not a regular file"
+}
+
+/// A path that [`check_target`] refuses (a usage error: the arguments name something that
+/// cannot be written, found before any work).
+///
+/// ```
+/// let e = linksieve_pipeline::output::TargetError::NotAFile { path: "/dev/null".into(), what: "a device" };
+/// assert_eq!(e.to_string(), "/dev/null is a device: only a regular file is written");
+/// ```
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    /// Something other than a regular file is there.
+    #[error("{} is {what}: only a regular file is written", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What is there.
+        what: &'static str,
+    },
+    /// The folder the file would be made in is missing or not a folder.
+    #[error("{}: its folder cannot be used: {source}", path.display())]
+    NoFolder {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The path cannot be looked at (no permission on its folder).
+    #[error("{}: {source}", path.display())]
+    Unreadable {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+}
+
 /// True when `a` and `b` name one file (by path, symlink or hard link), or would once made:
 /// `--out` on the `--seen` store would replace the store with the key list.
 ///

@@ -376,6 +376,8 @@ pub trait Report {
     fn summary(&self) -> String;
     /// SIGINT stopped the run.
     fn was_interrupted(&self) -> bool;
+    /// Bytes read (after decompression), for the throughput.
+    fn bytes_read(&self) -> u64;
 }
 
 impl Report for RunStats {
@@ -391,6 +393,9 @@ impl Report for RunStats {
     fn was_interrupted(&self) -> bool {
         self.interrupted
     }
+    fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
 }
 
 impl Report for crate::DedupStats {
@@ -405,5 +410,8 @@ impl Report for crate::DedupStats {
     }
     fn was_interrupted(&self) -> bool {
         self.interrupted
+    }
+    fn bytes_read(&self) -> u64 {
+        self.bytes_read
     }
 }

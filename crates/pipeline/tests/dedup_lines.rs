@@ -24,6 +24,7 @@ fn time_dedup(file: &Path, expect_len: usize) -> f64 {
             &mut MemoryDedup::default(),
             &mut out,
             &Default::default(),
+            None,
         )
         .unwrap();
         t.push(start.elapsed().as_secs_f64());

@@ -110,6 +110,67 @@ pub struct RunOptions {
     pub counts: bool,
     /// Which WARC records are scanned.
     pub warc_records: WarcRecords,
+    /// Told of each input that cannot be read (or not to its end) when it happens, before the
+    /// run ends (the CLI prints it to stderr at once); the failure is in the summary too.
+    pub on_input_failure: Option<FailureHook>,
+}
+
+/// A callback for input failures as they happen (see [`RunOptions::on_input_failure`]).
+///
+/// ```
+/// use linksieve_pipeline::{FailureHook, InputSpec, RunOptions, run, dedup::MemoryDedup};
+/// use std::sync::{Arc, Mutex};
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let s = seen.clone();
+/// let opts = RunOptions {
+///     on_input_failure: Some(FailureHook::new(move |f| s.lock().unwrap().push(f.input.clone()))),
+///     ..RunOptions::default()
+/// };
+/// let inputs = [InputSpec::File("/no/such/input".into())];
+/// run(&inputs, &opts, &mut MemoryDedup::default(), &mut Vec::new(), &Default::default(), &Default::default()).unwrap();
+/// assert_eq!(*seen.lock().unwrap(), ["/no/such/input"]);
+/// ```
+#[derive(Clone)]
+pub struct FailureHook(Arc<dyn Fn(&InputFailure) + Send + Sync>);
+
+impl FailureHook {
+    /// Wraps `f`.
+    ///
+    /// ```
+    /// let h = linksieve_pipeline::FailureHook::new(|f| assert_eq!(f.input, "a"));
+    /// h.call(&linksieve_pipeline::InputFailure { input: "a".into(), error: "gone".into() });
+    /// ```
+    pub fn new(f: impl Fn(&InputFailure) + Send + Sync + 'static) -> FailureHook {
+        FailureHook(Arc::new(f))
+    }
+
+    /// Tells of one failure.
+    ///
+    /// ```
+    /// let h = linksieve_pipeline::FailureHook::new(|_| {});
+    /// h.call(&linksieve_pipeline::InputFailure::default());
+    /// ```
+    pub fn call(&self, f: &InputFailure) {
+        (self.0)(f)
+    }
+}
+
+impl std::fmt::Debug for FailureHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FailureHook")
+    }
+}
+
+/// Records an input failure in `stats`, telling `hook` first.
+pub(crate) fn record_failure(
+    failures: &mut Vec<InputFailure>,
+    hook: Option<&FailureHook>,
+    f: InputFailure,
+) {
+    if let Some(h) = hook {
+        h.call(&f);
+    }
+    failures.push(f);
 }
 
 impl RunOptions {
@@ -163,6 +224,7 @@ impl Default for RunOptions {
             format: OutputFormat::Keys,
             counts: false,
             warc_records: WarcRecords::Content,
+            on_input_failure: None,
         }
     }
 }

@@ -82,15 +82,16 @@ impl<'a, 's> Reader<'a, 's> {
                 Err(e) => return self.failed(name, &e),
             },
         };
+        // progress counts the input's own bytes (compressed ones included), as its size does
+        let reader = Box::new(RawProgress {
+            inner: reader,
+            progress: self.progress.clone(),
+        });
         let (r, _compression) = match decompress(reader) {
             Ok(x) => x,
             Err(e) => return self.failed(name, &e),
         };
-        let mut r = Counted {
-            inner: r,
-            progress: self.progress.clone(),
-            count: 0,
-        };
+        let mut r = Counted { inner: r, count: 0 };
         // A first read that fails (a damaged gzip header) fails the input: a decoder may
         // answer "end" to the reads after its error, which would read as an empty input.
         let is_warc = match r.fill_buf() {
@@ -115,7 +116,7 @@ impl<'a, 's> Reader<'a, 's> {
         };
         self.stats.bytes_read += r.count;
         if let Err(e) = result {
-            self.stats.inputs_failed.push(InputFailure {
+            self.report(InputFailure {
                 input: name,
                 error: e.to_string(),
             });
@@ -187,10 +188,19 @@ impl<'a, 's> Reader<'a, 's> {
 
     /// An input that could not be opened or read from its start.
     pub(super) fn failed(&mut self, input: String, e: &io::Error) {
-        self.stats.inputs_failed.push(InputFailure {
+        self.report(InputFailure {
             input,
             error: e.to_string(),
         });
+    }
+
+    /// An input failure: told to the options' hook now, counted for the summary.
+    pub(super) fn report(&mut self, f: InputFailure) {
+        record_failure(
+            &mut self.stats.inputs_failed,
+            self.opts.on_input_failure.as_ref(),
+            f,
+        );
     }
 
     /// A WARC (or WET) file, record by record ([`warc::walk`]): each scanned payload is a
@@ -483,7 +493,7 @@ impl warc::Records for WarcInput<'_, '_, '_> {
         self.reader.stream(&meta, reader, at, choice).map(|_| ())
     }
     fn record_failed(&mut self, error: String) {
-        self.reader.stats.inputs_failed.push(InputFailure {
+        self.reader.report(InputFailure {
             input: self.name.to_owned(),
             error,
         });
@@ -498,11 +508,9 @@ pub(super) struct Head {
     pub(super) total: u64,
 }
 
-/// Counts the bytes consumed from an input (after decompression), for the summary and the
-/// progress bar.
+/// Counts the bytes consumed from an input (after decompression), for the summary.
 pub(super) struct Counted {
     pub(super) inner: Box<dyn BufRead + Send>,
-    pub(super) progress: Progress,
     pub(super) count: u64,
 }
 
@@ -510,7 +518,6 @@ impl Read for Counted {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.count += n as u64;
-        self.progress.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
 }
@@ -521,8 +528,22 @@ impl BufRead for Counted {
     }
     fn consume(&mut self, n: usize) {
         self.count += n as u64;
-        self.progress.fetch_add(n as u64, Ordering::Relaxed);
         self.inner.consume(n);
+    }
+}
+
+/// Adds the bytes read from an input as stored (before decompression) to the progress counter,
+/// so that it runs to the inputs' total size.
+pub(super) struct RawProgress {
+    pub(super) inner: Box<dyn Read + Send>,
+    pub(super) progress: Progress,
+}
+
+impl Read for RawProgress {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.progress.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
     }
 }
 

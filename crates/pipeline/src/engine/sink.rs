@@ -139,7 +139,11 @@ impl<'a> Sink<'a> {
                 .is_none_or(|last| last.input != f.input)
         {
             self.input_failed(&f)?;
-            self.stats.inputs_failed.push(f);
+            record_failure(
+                &mut self.stats.inputs_failed,
+                self.opts.on_input_failure.as_ref(),
+                f,
+            );
         }
         self.stats.links_found += c.links;
         self.stats.malformed_sequences += c.malformed;
