@@ -39,7 +39,11 @@ def outlinks(text, url):
     first_base = next((value for _, tag, _, value, _ in rows if tag == "base"), None)
     if first_base is not None:
         try:
-            base = ada_url.join_url(url, first_base)
+            joined = ada_url.join_url(url, first_base)
+            # browsers refuse javascript: and data: URLs as a base (Chromium: "'data:' URLs may
+            # not be used as base URLs for a document"); the fallback base stays
+            if not joined.lower().startswith(("javascript:", "data:")):
+                base = joined
         except ValueError:
             pass
     out, skipped = [], 0

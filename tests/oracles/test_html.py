@@ -82,3 +82,34 @@ def test_relative_links_without_a_base_are_counted_and_named(tmp_path, run):
     assert "relative outlinks not resolved: 1" in p.stderr and "--base URL" in p.stderr
     p = run("run", "--html", "--base", "http://d.example/dir/", page, check_status=0)
     assert p.stdout.splitlines() == ["http://d.example/dir/a.html", "http://h.example/x"]
+
+
+@pytest.mark.parametrize(
+    "base_href",
+    [
+        "javascript:void(0)",
+        "JavaScript:alert(1)",
+        "data:text/html,<p>x</p>",
+        " data:,x ",
+        "http://[::1",  # does not parse: the fallback too
+    ],
+)
+def test_a_javascript_or_data_base_is_skipped_as_browsers_do(tmp_path, run, base_href):
+    """Issue #30 item 8: a `<base href>` that is a javascript: or data: URL (or that fails to
+    parse) leaves the fallback base (the document's address), so relative outlinks still
+    resolve; html.parser + ada-url (tests/oracles/outlink_oracle.py) give the expected keys."""
+    address = "http://site.example/dir/page.html"
+    doc = (
+        f'<html><head><base href="{base_href}"><base href="http://later.example/">'
+        '</head><body><a href="a.html">a</a> <img src="/img/b.png">'
+        ' <a href="?q=1">q</a> <a href="#top">top</a></body></html>'
+    )
+    page = tmp_path / "p.html"
+    page.write_text(doc)
+    expected, _ = outlinks(doc, address)
+    want = [href for _, _, href in expected if href is not None]
+    assert want and all(h.startswith("http://site.example/") for h in want), want
+    p = run("run", "--html", "--all-schemes", "--level", "string", "--base", address, page,
+            check_status=0)
+    assert p.stdout.splitlines() == list(dict.fromkeys(iri_model(h) for h in want))
+    assert "invalid" not in p.stderr or ", 0 invalid" in p.stderr, p.stderr

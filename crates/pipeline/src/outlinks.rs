@@ -10,8 +10,10 @@
 //! 2. The attributes: [`linksieve_scan::html`] tokenizes the text and reports each URL of a
 //!    URL-valued attribute, decoded and stripped of ASCII whitespace.
 //! 3. The base (HTML "document base URL"): the first `<base href>`, parsed against the
-//!    document's address (the fallback base URL); else that address. It applies to every link
-//!    of the document, before the `<base>` element too.
+//!    document's address (the fallback base URL); else that address, also when the first
+//!    `<base href>` does not parse or is a `javascript:` or `data:` URL (browsers refuse those
+//!    as a base; a later `<base>` is not looked at). It applies to every link of the document,
+//!    before the `<base>` element too.
 //! 4. Each URL is parsed against the base by the WHATWG URL parser of `linksieve_iri` (3987bis
 //!    6.2), with the document's encoding for the query of a special URL (URL Standard "encoding
 //!    override"; 3987bis 3.5, RFC 3987 3.1).
@@ -305,10 +307,13 @@ pub fn read_document(bytes: &[u8], opts: &DocumentOptions) -> Document {
     });
     let summary = scanner.finish();
     let html: HtmlStats = summary.stats;
-    // HTML "document base URL": the first <base href>, parsed against the fallback base URL.
+    // HTML "document base URL": the first <base href>, parsed against the fallback base URL;
+    // one that fails to parse, or is a `javascript:` or `data:` URL (which browsers refuse as
+    // a base: Chromium's "'data:' URLs may not be used as base URLs"), leaves the fallback.
     let base = match (&summary.base, &opts.url) {
         (Some(b), url) => parse_web(&b.href, url.as_ref(), None)
             .ok()
+            .filter(|b| !matches!(b.scheme(), "javascript" | "data"))
             .or_else(|| url.clone()),
         (None, url) => url.clone(),
     };

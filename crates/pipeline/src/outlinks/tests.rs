@@ -46,6 +46,31 @@ fn the_first_base_href_applies_to_every_link() {
     assert_eq!((d.stats.no_base, d.stats.resolved), (1, 1));
 }
 
+/// Issue #30 item 8: a `javascript:` or `data:` base leaves the document's address as the base
+/// (it used to become the base, and every relative outlink was rejected).
+#[test]
+fn a_javascript_or_data_base_href_is_skipped() {
+    for base in [
+        "javascript:void(0)",
+        "JAVASCRIPT:x",
+        "data:text/html,x",
+        " data:,",
+    ] {
+        let page =
+            format!("<base href='{base}'><base href=/later/><a href=a.html><img src=/b.png>");
+        let d = read_document(page.as_bytes(), &at("http://ex.com/d/p.html"));
+        assert_eq!(
+            urls(&d),
+            ["http://ex.com/d/a.html", "http://ex.com/b.png"],
+            "{base}"
+        );
+        assert_eq!(d.base.unwrap().as_str(), "http://ex.com/d/p.html");
+        // without an address: no base at all (relative links counted, not resolved)
+        let d = read_document(page.as_bytes(), &DocumentOptions::default());
+        assert_eq!(d.stats.no_base, 2, "{base}");
+    }
+}
+
 #[test]
 fn values_are_decoded_and_stripped_then_parsed() {
     let page = b"<a href=' \n/p?a=1&amp;b=2&lt;\t'><a href='&#x68;ttp://h/ x'><img src=''>";
