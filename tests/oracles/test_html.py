@@ -100,7 +100,7 @@ def test_a_javascript_or_data_base_is_skipped_as_browsers_do(tmp_path, run, base
     resolve; html.parser + ada-url (tests/oracles/outlink_oracle.py) give the expected keys."""
     address = "http://site.example/dir/page.html"
     doc = (
-        f'<html><head><base href="{base_href}"><base href="http://later.example/">'
+        f'<html><head><base href="{base_href}"><base href="/later/">'
         '</head><body><a href="a.html">a</a> <img src="/img/b.png">'
         ' <a href="?q=1">q</a> <a href="#top">top</a></body></html>'
     )
@@ -111,5 +111,7 @@ def test_a_javascript_or_data_base_is_skipped_as_browsers_do(tmp_path, run, base
     assert want and all(h.startswith("http://site.example/") for h in want), want
     p = run("run", "--html", "--all-schemes", "--level", "string", "--base", address, page,
             check_status=0)
-    assert p.stdout.splitlines() == list(dict.fromkeys(iri_model(h) for h in want))
-    assert "invalid" not in p.stderr or ", 0 invalid" in p.stderr, p.stderr
+    # the text of the markup is scanned too, where `data:,x` is a link of its own
+    got = [k for k in p.stdout.splitlines() if not k.startswith("data:")]
+    assert got == list(dict.fromkeys(iri_model(h) for h in want))
+    assert ", 0 invalid" in p.stderr, p.stderr

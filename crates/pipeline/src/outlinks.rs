@@ -6,7 +6,8 @@
 //! 1. The encoding (HTML "determining the character encoding"): a BOM; else the one the
 //!    transport declares (the HTTP `Content-Type` charset of a WARC record); else the user's
 //!    exact choice; else a `<meta charset>` or `<meta http-equiv=content-type>` in the first
-//!    1024 bytes (the prescan); else detection (BOM-less UTF-8, else `chardetng`).
+//!    1024 bytes (the prescan); else detection (BOM-less UTF-8, else `chardetng`) on the first
+//!    64 KiB, or, when those are ASCII, on the 64 KiB from the first non-ASCII byte.
 //! 2. The attributes: [`linksieve_scan::html`] tokenizes the text and reports each URL of a
 //!    URL-valued attribute, decoded and stripped of ASCII whitespace.
 //! 3. The base (HTML "document base URL"): the first `<base href>`, parsed against the
@@ -269,8 +270,24 @@ fn encoding_of(bytes: &[u8], opts: &DocumentOptions) -> (&'static Encoding, usiz
     if let Some(c) = s.charset() {
         return (c.encoding, 0);
     }
-    linksieve_scan::detect_encoding(EncodingChoice::Auto, bytes, true)
-        .unwrap_or((encoding_rs::UTF_8, 0))
+    let decided = linksieve_scan::detect_encoding(EncodingChoice::Auto, bytes, true)
+        .unwrap_or((encoding_rs::UTF_8, 0));
+    // an ASCII start: decided at the first non-ASCII byte, as `run` decides for text
+    let head = &bytes[..bytes.len().min(linksieve_scan::AUTO_WINDOW)];
+    if crate::engine::defers(
+        EncodingChoice::Auto,
+        head,
+        head.len() == bytes.len(),
+        decided,
+    ) && let Some(p) = crate::engine::first_non_ascii(bytes)
+    {
+        let end = bytes.len().min(p + linksieve_scan::AUTO_WINDOW);
+        return (
+            crate::engine::decide_at(&bytes[p..end], end == bytes.len()),
+            0,
+        );
+    }
+    decided
 }
 
 /// Reads one HTML document: decodes it, finds its outlinks and resolves each against the

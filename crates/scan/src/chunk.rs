@@ -38,6 +38,7 @@ pub fn cuttable(enc: &'static Encoding) -> bool {
 /// NUL-separated text) at its last [`hard_boundary`] byte, else after the last byte below 0x30,
 /// which is never a trail byte of a WHATWG multi-byte encoding (gb18030 uses 0x30-0x39 as trail
 /// bytes), or at a UTF-8 character boundary; at the window's end when there is none of these.
+/// A window of ASCII bytes with none of these is cut before its last byte, in every encoding.
 /// The flag says whether the cut is clean: no link crosses it and no link start depends on a
 /// byte before it, so the next chunk keeps every hit it finds (else see [`token_end`]).
 ///
@@ -69,6 +70,13 @@ pub fn cut_in(w: &[u8], enc: &'static Encoding) -> (usize, bool) {
             },
             true,
         );
+    }
+    // An ASCII window is cut before its last byte in every encoding: after an ASCII byte (never
+    // a lead byte) a character starts in all of them, so two readers of one window agree on
+    // the cut whatever encoding each holds (a file whose encoding is decided at its first
+    // non-ASCII byte, after chunks read as ASCII).
+    if w.len() >= 2 && w.is_ascii() {
+        return (w.len() - 1, false);
     }
     let cut = if enc == encoding_rs::UTF_8 {
         (0..w.len())

@@ -39,7 +39,7 @@ pub(super) enum Job {
         start: u64,
         len: u64,
         k: u64,
-        encoding: &'static Encoding,
+        encoding: RangeEncoding,
         /// Buffers to read into and to give back.
         free: (Sender<Vec<u8>>, Receiver<Vec<u8>>),
     },
@@ -132,6 +132,9 @@ pub(super) struct ChunkOut {
     pub(super) outlinks: crate::OutlinkStats,
     /// The encoding it was decoded with (for the summary).
     pub(super) encoding: Option<&'static str>,
+    /// The last range of a file whose encoding was decided late: the sink counts the file's
+    /// encoding when it takes this chunk, after every earlier range was worked.
+    pub(super) late: Option<LateEncoding>,
 }
 
 /// The largest document read as HTML (whole, as one job); a larger one is read as text.

@@ -37,6 +37,7 @@
 
 mod chunk;
 mod cut;
+mod late;
 mod ranges;
 mod reader;
 mod schedule;
@@ -59,6 +60,8 @@ use chunk::*;
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use cut::*;
 use encoding_rs::Encoding;
+use late::*;
+pub(crate) use late::{decide_at, defers, first_non_ascii};
 use linksieve_dedup::Fingerprint;
 use linksieve_iri::{Climb, InputMode, NormalizeError, NormalizeOptions, Rung, WebUrl, web_to_iri};
 use linksieve_scan::{EncodingChoice, Hit, HitRef, LinkKind, ScanOptions, Scanner};

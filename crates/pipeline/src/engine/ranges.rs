@@ -21,9 +21,10 @@ pub(super) fn pread_full(file: &std::fs::File, buf: &mut [u8], at: u64) -> io::R
 }
 
 /// A range's chunk in its buffer: `buf[from..to]`, of which the first `body` bytes are the
-/// chunk (the rest look-ahead), starting at input offset `offset`.
+/// chunk (the rest look-ahead), starting at input offset `offset`, read in `encoding`.
 #[cfg(unix)]
 pub(super) struct RangeChunk {
+    pub(super) encoding: &'static Encoding,
     pub(super) from: usize,
     pub(super) to: usize,
     pub(super) body: usize,
@@ -51,7 +52,7 @@ pub(super) fn read_range(
     start: u64,
     len: u64,
     k: u64,
-    encoding: &'static Encoding,
+    encoding: &RangeEncoding,
     opts: &RunOptions,
     buf: &mut Vec<u8>,
 ) -> io::Result<RangeChunk> {
@@ -79,7 +80,10 @@ pub(super) fn read_range(
             ),
         ));
     }
+    let opened = len;
     let len = len.min(from + got as u64);
+    // the encoding before the cuts: a late file's ASCII ranges are cut and read as UTF-8
+    let encoding = encoding.resolve(buf, file, start, opened);
     // the cut at a nominal boundary `b` (after `start`): in the window before it
     let cut = |b: u64| -> (u64, bool) {
         let lo = b - window;
@@ -89,6 +93,7 @@ pub(super) fn read_range(
     let (c0, clean0) = if k == 0 { (start, true) } else { cut(nominal) };
     let (c1, clean1) = if next == len { (len, true) } else { cut(next) };
     Ok(RangeChunk {
+        encoding,
         from: (c0 - from) as usize,
         to: ((c1 + if clean1 { tail } else { 2 * tail }).min(len) - from) as usize,
         body: (c1 - c0) as usize,

@@ -2,6 +2,7 @@
 //! cuts streams into chunks (or hands out `pread` ranges of plain files).
 
 use super::*;
+use RangeEncoding::{Known, Late};
 
 /// The reader's state.
 pub(super) struct Reader<'a, 's> {
@@ -145,14 +146,21 @@ impl<'a, 's> Reader<'a, 's> {
             return Err(file);
         }
         let whole = head.len() as u64 == len;
-        let (encoding, bom) =
-            linksieve_scan::detect_encoding(self.opts.scan.encoding, &head, whole)
-                .unwrap_or((encoding_rs::UTF_8, 0));
+        let choice = self.opts.scan.encoding;
+        let (encoding, bom) = linksieve_scan::detect_encoding(choice, &head, whole)
+            .unwrap_or((encoding_rs::UTF_8, 0));
         if !cuttable(encoding) {
             return Err(file);
         }
         self.stats.inputs += 1;
-        *self.stats.encodings.entry(encoding.name()).or_default() += 1;
+        // an ASCII start leaves the decision to the file's first non-ASCII byte (`late`): the
+        // sink counts the encoding then
+        let encoding = if defers(choice, &head, whole, (encoding, bom)) {
+            Late(LateEncoding::default())
+        } else {
+            *self.stats.encodings.entry(encoding.name()).or_default() += 1;
+            Known(encoding)
+        };
         let start = bom as u64;
         self.stats.skip("byte order marks", start);
         self.stats.bytes_read += start;
@@ -175,7 +183,10 @@ impl<'a, 's> Reader<'a, 's> {
                 start,
                 len,
                 k,
-                encoding,
+                encoding: match &encoding {
+                    Known(e) => Known(e),
+                    Late(l) => Late(l.clone()),
+                },
                 free: self.free.clone(),
             });
             let n = chunk.min(len - start - k * chunk);
@@ -325,14 +336,17 @@ impl<'a, 's> Reader<'a, 's> {
         while buf.len() < linksieve_scan::AUTO_WINDOW && !eof {
             eof = fill(r, &mut buf, linksieve_scan::AUTO_WINDOW)?;
         }
-        let (encoding, bom) =
+        let (mut encoding, bom) =
             linksieve_scan::detect_encoding(choice, &buf, eof).unwrap_or((encoding_rs::UTF_8, 0));
-        *self.stats.encodings.entry(encoding.name()).or_default() += 1;
         let mut total = buf.len() as u64;
         if !cuttable(encoding) {
+            *self.stats.encodings.entry(encoding.name()).or_default() += 1;
             let head = Head { buf, eof, total };
             return self.sequential(meta, r, head, base, encoding);
         }
+        // an ASCII start: ASCII chunks are read as UTF-8 until the first non-ASCII byte, where
+        // the encoding is decided (`late`)
+        let mut late = defers(choice, &buf, eof, (encoding, bom));
         buf.drain(..bom);
         self.stats.skip("byte order marks", bom as u64);
         let mut offset = base + bom as u64;
@@ -350,6 +364,17 @@ impl<'a, 's> Reader<'a, 's> {
             }
             if buf.is_empty() {
                 break;
+            }
+            if late && let Some(p) = first_non_ascii(&buf) {
+                let want = p + linksieve_scan::AUTO_WINDOW;
+                while !eof && buf.len() < want {
+                    let before = buf.len();
+                    eof = fill(r, &mut buf, want)?;
+                    total += (buf.len() - before) as u64;
+                }
+                let end = buf.len().min(want);
+                encoding = decide_at(&buf[p..end], eof && end == buf.len());
+                late = false;
             }
             let (cut, clean) = if eof && buf.len() <= chunk {
                 (buf.len(), true)
@@ -383,6 +408,7 @@ impl<'a, 's> Reader<'a, 's> {
                 break;
             }
         }
+        *self.stats.encodings.entry(encoding.name()).or_default() += 1;
         Ok(total)
     }
 

@@ -151,6 +151,10 @@ impl<'a> Sink<'a> {
         if let Some(e) = c.encoding {
             *self.stats.encodings.entry(e).or_default() += 1;
         }
+        if let Some(late) = c.late.take() {
+            let e = late.get().copied().unwrap_or(encoding_rs::UTF_8);
+            *self.stats.encodings.entry(e.name()).or_default() += 1;
+        }
         self.stats.too_long += c.too_long;
         let fps: Vec<Fingerprint> = c.items.iter().map(|i| Fingerprint(i.fp)).collect();
         // The chunk waits in `ordered` until its answers come: a spill set counts it.

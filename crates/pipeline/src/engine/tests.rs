@@ -1,6 +1,8 @@
 //! Unit tests of the engine's internal pieces (range tiling, a file that shrank, malformed
 //! UTF-8 counting).
 
+#[cfg(unix)]
+use super::late::RangeEncoding;
 use super::malformed_utf8;
 
 /// A fresh temporary folder for one test, and the path of `name` in it.
@@ -38,7 +40,16 @@ fn ranges_tile_the_file() {
             let mut at = 3u64;
             let mut buf = Vec::new();
             for k in 0..(len - 3).div_ceil(chunk as u64) {
-                let r = read_range(&file, 3, len, k, encoding_rs::UTF_8, &opts, &mut buf).unwrap();
+                let r = read_range(
+                    &file,
+                    3,
+                    len,
+                    k,
+                    &RangeEncoding::Known(encoding_rs::UTF_8),
+                    &opts,
+                    &mut buf,
+                )
+                .unwrap();
                 assert_eq!(r.offset, at, "chunk {chunk}, range {k}");
                 at += r.body as u64;
                 let c = &buf[r.from..r.to];
@@ -64,7 +75,7 @@ fn ranges_tile_the_file() {
         0,
         len + 10,
         0,
-        encoding_rs::UTF_8,
+        &RangeEncoding::Known(encoding_rs::UTF_8),
         &RunOptions::default(),
         &mut Vec::new(),
     );
@@ -109,7 +120,7 @@ fn a_file_that_shrank_is_one_input_failure() {
             start: 0,
             len,
             k,
-            encoding: encoding_rs::UTF_8,
+            encoding: RangeEncoding::Known(encoding_rs::UTF_8),
             free: free.clone(),
         };
         sink.chunk(work(job, &opts, &sink.spares.1.clone()))

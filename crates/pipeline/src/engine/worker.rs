@@ -74,12 +74,12 @@ pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> Chu
         } => {
             w.out.stream_start = k == 0;
             let mut buf = free.1.try_recv().unwrap_or_default();
-            match read_range(&file, start, len, k, encoding, opts, &mut buf) {
+            match read_range(&file, start, len, k, &encoding, opts, &mut buf) {
                 Ok(r) => w.scan(
                     &buf[r.from..r.to],
                     r.body,
                     r.offset,
-                    encoding,
+                    r.encoding,
                     (r.mid_token, r.next_mid_token),
                 ),
                 Err(e) => {
@@ -88,6 +88,12 @@ pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> Chu
                         error: e.to_string(),
                     })
                 }
+            }
+            let chunk = opts.chunk_size.max(4096) as u64;
+            if let RangeEncoding::Late(late) = encoding
+                && start + (k + 1) * chunk >= len
+            {
+                w.out.late = Some(late);
             }
             w.out.meta = Some(meta);
             let _ = free.0.send(buf);
