@@ -441,3 +441,40 @@ fn approx_overfilled_reports_its_real_drops() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// Issue #30 item 4: windows-1252 text whose first 64 KiB (86 KB here) are ASCII log lines. The
+/// encoding is decided at the first non-ASCII byte, so `…/café/menu` keys whole (it was cut to
+/// `http://shop.example/caf` and keyed so, nothing rejected), for every chunk size and thread
+/// count, read in ranges (a file) or as a stream (stdin).
+#[test]
+fn a_legacy_link_after_an_ascii_start_is_decoded_whole() {
+    let d = tempdir("late-encoding");
+    let mut text = Vec::new();
+    let mut n = 0;
+    while text.len() < 86_000 {
+        writeln!(text, "10.0.0.1 - - [10/Oct/2000] \"GET /a{n}.gif HTTP/1.0\" 200 2326").unwrap();
+        n += 1;
+    }
+    // windows-1252: é is the one byte 0xE9
+    text.extend_from_slice(b"menu http://shop.example/caf\xe9/menu and http://shop.example/caf\xe9/contact, pr\xe8s de la for\xeat\n");
+    let f = d.join("log.txt");
+    std::fs::write(&f, &text).unwrap();
+    let want = "http://shop.example/caf%C3%A9/menu\nhttp://shop.example/caf%C3%A9/contact\n";
+    for chunk in ["4K", "64K", "1M"] {
+        for j in ["1", "2"] {
+            let out = run(&["run", "--chunk-size", chunk, "-j", j, f.to_str().unwrap()]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{chunk} -j{j}");
+            assert!(err.contains("encodings: windows-1252 x1"), "{err}");
+        }
+    }
+    let mut child = bin()
+        .args(["run", "-q", "--chunk-size", "4K", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&text).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), want);
+}
