@@ -1,5 +1,5 @@
 """Profiles against the libraries they reproduce (w3lib, urlcanon, surt from PyPI, pinned in
-requirements.txt): on every URL of the kasztp list, every Referer of the Apache log, and every
+requirements.txt; for gsb, surt's port of Google's Safe Browsing canonicalization): on every URL of the kasztp list, every Referer of the Apache log, and every
 link `linksieve scan` finds in the linux-doc and legacy corpora (LINKSIEVE_CORPORA, built by
 scripts/fetch-corpora.sh), `linksieve normalize --profile P` must print what the library returns
 (or reject what the library raises on), for at least 99.9% of the URLs of each source.
@@ -36,12 +36,25 @@ def _library(fn):
     return call
 
 
+def _google_safe_browsing(url):
+    """surt's GoogleURLCanonicalizer, a port of Google's Safe Browsing canonicalization text (the
+    v2 protocol's, which kept the port: `http://www.gotaport.com:1234/` stays as it is there),
+    with the port then dropped, as the current text's example does (v4 "URLs and Hashing":
+    Canonicalize("http://www.gotaport.com:1234/") = "http://www.gotaport.com/"). It keeps the
+    query, as gsb does; linksieve shares no code with it."""
+    h = surt.handyurl.parse(url)
+    surt.GoogleURLCanonicalizer.canonicalize(h)
+    h.port = None
+    return h.getURLString()
+
+
 # profile -> the library call it reproduces (with the library's defaults)
 LIBRARIES = {
     "w3lib": _library(canonicalize_url),
     "urlcanon-semantic": _library(lambda u: str(urlcanon.semantic_precise(u))),
     "urlcanon-aggressive": _library(lambda u: str(urlcanon.aggressive(u))),
     "surt-ia": _library(surt.surt),
+    "gsb": _library(_google_safe_browsing),
 }
 
 

@@ -45,8 +45,9 @@ struct Case {
 /// The cases of [`KINDS`], as `tests/conformance.rs` loads its own (the files hold no lone
 /// surrogates outside the WPT files, which have none of these kinds).
 /// Vector files that only the profiles reproduce.
-const PROFILE_ONLY: [&str; 2] = [
+const PROFILE_ONLY: [&str; 3] = [
     "crawler-commons-basic-url-normalizer.jsonl",
+    "safebrowsing-published.jsonl",
     "safebrowsing-urls.jsonl",
 ];
 

@@ -1,12 +1,15 @@
-//! Percent-decoding and -encoding as Safe Browsing does them, shared by the `gsb` profile (the
-//! Go reference's `unescape`, `recursiveUnescape`, `escape` in `urls.go`) and the `surt-ia`
+//! Percent-decoding and -encoding as Safe Browsing does them (v4 "URLs and Hashing",
+//! Canonicalization: "repeatedly percent-unescape the URL", then "percent-escape all characters
+//! that are <= ASCII 32, >= 127, "#", or "%". The escapes should use uppercase hex
+//! characters"), shared by the `gsb` profile (as the Go client's `unescape`,
+//! `recursiveUnescape`, `escape` in `urls.go` read it, but in upper-case hex) and the `surt-ia`
 //! profile (the `surt` package's `unescapeRepeatedly` and `escapeOnce` in
 //! `GoogleURLCanonicalizer.py`, a port of the same rules).
 //!
 //! Both decode every `%XX` with two hex digits (either case) and leave any other `%` alone, and
 //! both encode exactly the same bytes: the C0 controls, space, `#`, `%` and every byte from
-//! 0x7F up. They differ in the case of the hex digits they write (Go: lower, Python: upper) and
-//! in how often they decode (Go gives up after 1024 rounds).
+//! 0x7F up, in upper-case hex. They differ in how often they decode (Go gives up after 1024
+//! rounds).
 
 /// The value of an ASCII hex digit.
 fn hex(b: u8) -> Option<u8> {
@@ -77,14 +80,9 @@ pub(crate) fn needs_escape(b: u8) -> bool {
     b <= b' ' || b >= 0x7f || b == b'#' || b == b'%'
 }
 
-/// Appends `s` to `out`, encoding the bytes of [`needs_escape`] as `%XX` (upper-case hex when
-/// `upper`).
-pub(crate) fn escape_into(s: &[u8], upper: bool, out: &mut Vec<u8>) {
-    let digits: &[u8; 16] = if upper {
-        b"0123456789ABCDEF"
-    } else {
-        b"0123456789abcdef"
-    };
+/// Appends `s` to `out`, encoding the bytes of [`needs_escape`] as `%XX` in upper-case hex.
+pub(crate) fn escape_into(s: &[u8], out: &mut Vec<u8>) {
+    let digits = b"0123456789ABCDEF";
     let mut start = 0;
     for (i, &b) in s.iter().enumerate() {
         if needs_escape(b) {
@@ -113,10 +111,7 @@ mod tests {
         let mut b = b"%252525".to_vec();
         assert!(unescape_repeatedly(&mut b, &mut s, Some(2)).is_none());
         let mut out = Vec::new();
-        escape_into(b"a b#%\x7f\xff~", false, &mut out);
-        assert_eq!(out, b"a%20b%23%25%7f%ff~");
-        out.clear();
-        escape_into(b"\xff", true, &mut out);
-        assert_eq!(out, b"%FF");
+        escape_into(b"a b#%\x7f\xff~", &mut out);
+        assert_eq!(out, b"a%20b%23%25%7F%FF~");
     }
 }

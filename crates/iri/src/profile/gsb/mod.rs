@@ -1,7 +1,15 @@
-//! The `gsb` profile: Google Safe Browsing URL canonicalization, as the Go reference
-//! google/safebrowsing (`urls.go` at bbf0d20d26b32d99fd21664677fe31ee9f0f66e3, Apache-2.0)
-//! implements it in `canonicalURL`: `scheme://host/path`, with the fragment, the query, the
-//! user information and the port dropped. Every rule is in `docs/profiles/gsb.md`.
+//! The `gsb` profile: Google Safe Browsing URL canonicalization as Google publishes it ("URLs
+//! and Hashing", Safe Browsing API v4 `#canonicalization`, whose examples the profile passes,
+//! and the v5 reference, which adds IPv6 hosts): `scheme://host/path?query`, with the
+//! fragment, the user information and the port dropped. Every rule is in
+//! `docs/profiles/gsb.md`.
+//!
+//! Where Google's text leaves a rule open, the profile reads the URL as the Go client
+//! google/safebrowsing does (`parseURL` in `urls.go` at
+//! bbf0d20d26b32d99fd21664677fe31ee9f0f66e3, Apache-2.0): its internal `canonicalURL` drops the
+//! query, which its lookups add back, and writes lower-case hex; the profile keeps the query
+//! (v4 examples `http://www.google.com/q?r?s`, `http://evil.com/foo?bar;`) and writes upper-case
+//! hex ("The escapes should use uppercase hex characters").
 //!
 //! The percent-encoding rules are shared with the `surt-ia` profile, whose
 //! `GoogleURLCanonicalizer` is a Python port of the same rules ([`escape`]); Punycode is the one
@@ -13,14 +21,16 @@ use super::Reject;
 use super::idna2003::punycode;
 use escape::{escape_into, has_escape, needs_escape, pct_at, unescape_repeatedly};
 use std::borrow::Cow;
+use std::net::{Ipv4Addr, Ipv6Addr};
 
-/// The library and version reproduced, and linksieve's revision of the reproduction.
-pub(super) const VERSION: &str = "google/safebrowsing urls.go+1";
+/// The text reproduced, and linksieve's revision of the reproduction.
+pub(super) const VERSION: &str = "Safe Browsing URLs and Hashing v4/v5+1";
 
 /// Go's `recursiveUnescape` gives up after this many rounds.
 const MAX_UNESCAPE_ROUNDS: usize = 1023;
 
-/// Go `canonicalURL(input)`: `scheme://host` and the cleaned path.
+/// Safe Browsing canonicalization of `input`: `scheme://host`, the cleaned path, and `?` and
+/// the query when the input has a `?` (v4 "URLs and Hashing", Canonicalization).
 pub(super) fn canonicalize(input: &[u8], out: &mut String) -> Result<(), Reject> {
     let mut buf = Vec::with_capacity(input.len() + 8);
     canonical_url(input, &mut buf)?;
@@ -74,7 +84,7 @@ fn trim_space(s: &[u8]) -> &[u8] {
     s
 }
 
-/// Go `parseURL` then `canonicalURL`, into `out`.
+/// Go `parseURL`, then the URL written whole (`canonicalURL` with the query), into `out`.
 fn canonical_url(input: &[u8], out: &mut Vec<u8>) -> Result<(), Reject> {
     // The fragment goes first, then white space at the ends, then tabs and line breaks.
     let rest = match memchr::memchr(b'#', input) {
@@ -92,26 +102,29 @@ fn canonical_url(input: &[u8], out: &mut Vec<u8>) -> Result<(), Reject> {
     } else {
         Cow::Borrowed(rest)
     };
-    // normalizeEscape: decode until stable, then encode once.
+    // normalizeEscape: decode until stable, then encode once, in upper-case hex (v4: "The
+    // escapes should use uppercase hex characters"; Go writes lower case).
     let rest: Cow<[u8]> = if has_escape(&rest) {
         let mut buf = rest.into_owned();
         let mut scratch = Vec::with_capacity(buf.len());
         unescape_repeatedly(&mut buf, &mut scratch, Some(MAX_UNESCAPE_ROUNDS))
             .ok_or(Reject::new("unescaping is too recursive", None))?;
         scratch.clear();
-        escape_into(&buf, false, &mut scratch);
+        escape_into(&buf, &mut scratch);
         Cow::Owned(scratch)
     } else if rest.iter().any(|&b| needs_escape(b)) {
         let mut buf = Vec::with_capacity(rest.len() + 8);
-        escape_into(&rest, false, &mut buf);
+        escape_into(&rest, &mut buf);
         Cow::Owned(buf)
     } else {
         rest
     };
     let (scheme, rest) = get_scheme(&rest);
-    let rest = match memchr::memchr(b'?', rest) {
-        Some(i) => &rest[..i],
-        None => rest,
+    // The query: from the first `?` on, kept as it is once escaped (v4: the path rules "should
+    // not be applied to the query parameters"; `q?` keeps its empty query).
+    let (rest, query) = match memchr::memchr(b'?', rest) {
+        Some(i) => (&rest[..i], Some(&rest[i..])),
+        None => (rest, None),
     };
     let (scheme, hostish, path) = match scheme {
         Some(s) => {
@@ -133,6 +146,9 @@ fn canonical_url(input: &[u8], out: &mut Vec<u8>) -> Result<(), Reject> {
     out.extend_from_slice(b"://");
     parse_host(hostish, out)?;
     clean_path(path, out);
+    if let Some(q) = query {
+        out.extend_from_slice(q);
+    }
     Ok(())
 }
 
@@ -160,7 +176,8 @@ fn split_slash(s: &[u8]) -> (&[u8], &[u8]) {
 }
 
 /// Go `parseHost`: drops the user information and the port, maps a host with non-ASCII bytes
-/// through `idna.ToASCII`, collapses dots, reads IPv4 forms, lower-cases.
+/// through `idna.ToASCII`, collapses dots, reads IPv4 forms, lower-cases; and, as the v5 text
+/// adds, writes a bracketed IPv6 address in its shortest form.
 fn parse_host(hostish: &[u8], out: &mut Vec<u8>) -> Result<(), Reject> {
     let host = match memchr::memrchr(b'@', hostish) {
         Some(i) => &hostish[i + 1..],
@@ -204,13 +221,32 @@ fn parse_host(hostish: &[u8], out: &mut Vec<u8>) -> Result<(), Reject> {
         out.remove(start);
     }
     let mut ip = [0u8; 15];
-    if let Some(n) = parse_ip_address(&out[start..], &mut ip) {
+    if let Some(v6) = parse_ipv6(&out[start..]) {
+        out.truncate(start);
+        write_ipv6(v6, out);
+    } else if let Some(n) = parse_ip_address(&out[start..], &mut ip) {
         out.truncate(start);
         out.extend_from_slice(&ip[..n]);
     } else {
-        out[start..].make_ascii_lowercase();
+        lowercase_keeping_escapes(&mut out[start..]);
     }
     Ok(())
+}
+
+/// "Lowercase the whole string" (the host) before the escaping that comes last in Google's
+/// text, so an escape of the host keeps its upper-case hex (`some%1Bhost.com`; Go, which
+/// escapes first, writes `some%1bhost.com`).
+fn lowercase_keeping_escapes(host: &mut [u8]) {
+    host.make_ascii_lowercase();
+    let mut i = 0;
+    while i < host.len() {
+        if pct_at(host, i).is_some() {
+            host[i + 1..i + 3].make_ascii_uppercase();
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
 }
 
 /// Go `isUnicode(unescape(host))`: whether a byte above 0x80 appears once `%XX` is decoded.
@@ -254,6 +290,32 @@ fn to_ascii(u: &[u8]) -> Result<Vec<u8>, Reject> {
         }
     }
     Ok(out)
+}
+
+/// The address of a host `[...]` that parses as IPv6 (no zone).
+fn parse_ipv6(host: &[u8]) -> Option<Ipv6Addr> {
+    let inner = host.strip_prefix(b"[")?.strip_suffix(b"]")?;
+    std::str::from_utf8(inner).ok()?.parse().ok()
+}
+
+/// v5 "URLs and Hashing", hostname rule 4: an IPv4-mapped address (`::ffff:0:0/96`) and a NAT64
+/// address of the well-known prefix (`64:ff9b::/96`, RFC 6052 2.1) become their IPv4 address;
+/// any other is written bracketed, with no leading zeros and the longest run of zero groups as
+/// `::` (RFC 5952 4, as `Ipv6Addr`'s `Display` writes it).
+fn write_ipv6(a: Ipv6Addr, out: &mut Vec<u8>) {
+    use std::io::Write;
+    let s = a.segments();
+    let v4 = match s {
+        [0, 0, 0, 0, 0, 0xffff, ..] | [0x64, 0xff9b, 0, 0, 0, 0, ..] => {
+            Some(Ipv4Addr::from_bits(a.to_bits() as u32))
+        }
+        _ => None,
+    };
+    // writing to a Vec does not fail
+    let _ = match v4 {
+        Some(v4) => write!(out, "{v4}"),
+        None => write!(out, "[{a}]"),
+    };
 }
 
 /// Go `parseIPAddress`: the dotted-decimal form of a host made of 1 to 4 numbers (decimal,

@@ -250,7 +250,7 @@ fn escape(s: Cow<'_, [u8]>) -> Cow<'_, [u8]> {
         return s;
     }
     let mut buf = Vec::with_capacity(s.len() + 16);
-    escape_into(&s, true, &mut buf);
+    escape_into(&s, &mut buf);
     Cow::Owned(buf)
 }
 
