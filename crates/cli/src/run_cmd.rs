@@ -196,7 +196,19 @@ impl SeenArgs {
         let d = o.open(&id.store(), atomic);
         match &self.seen {
             Some(path) => d.with_context(|| format!("--seen {}", path.display())),
-            None => Ok(d?),
+            None => match d {
+                // the filter's bits could not be had: the options that size it
+                Err(e @ linksieve_dedup::DedupError::OutOfMemory { .. }) => {
+                    Err(e).with_context(|| {
+                        format!(
+                            "--dedup approx with --expected {} and --fp-rate {}: lower --expected, \
+                         raise --fp-rate, or bound the filter with --memory",
+                            self.expected, self.fp_rate
+                        )
+                    })
+                }
+                d => Ok(d?),
+            },
         }
     }
 }

@@ -46,6 +46,30 @@ impl BloomBits {
         }
     }
 
+    /// [`with_blocks`](BloomBits::with_blocks) that returns an error, instead of aborting the
+    /// process, when the memory cannot be had ([`DedupError::OutOfMemory`]). The blocks are
+    /// written (zeroed) here, so the filter is resident from the start.
+    ///
+    /// ```
+    /// use linksieve_dedup::{BloomBits, DedupError};
+    /// assert_eq!(BloomBits::try_with_blocks(100, 8).unwrap().bits(), 51_200);
+    /// let huge = BloomBits::try_with_blocks(usize::MAX / 64, 8);
+    /// assert!(matches!(huge, Err(DedupError::OutOfMemory { .. })));
+    /// ```
+    pub fn try_with_blocks(blocks: usize, k: u32) -> crate::Result<BloomBits> {
+        let n = blocks.max(1);
+        let mut v: Vec<[u64; WORDS]> = Vec::new();
+        v.try_reserve_exact(n)
+            .map_err(|_| crate::DedupError::OutOfMemory {
+                bytes: (n as u64).saturating_mul(BLOCK_BITS as u64 / 8),
+            })?;
+        v.resize(n, [0; WORDS]);
+        Ok(BloomBits {
+            blocks: v,
+            k: k.clamp(1, MAX_K),
+        })
+    }
+
     #[inline]
     fn locate(&self, fp: Fingerprint) -> (usize, u64) {
         self.locate_in(fp, 0, 0, self.blocks.len())

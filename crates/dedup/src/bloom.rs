@@ -101,8 +101,12 @@ struct Stage {
 }
 
 impl Stage {
-    fn new(blocks: usize, k: u32, capacity: u64) -> Stage {
-        let bits = BloomBits::with_blocks(blocks, k);
+    /// A stage of `blocks` blocks, allocated fallibly ([`DedupError::OutOfMemory`]).
+    fn new(blocks: usize, k: u32, capacity: u64) -> Result<Stage> {
+        Ok(Stage::of(BloomBits::try_with_blocks(blocks, k)?, capacity))
+    }
+
+    fn of(bits: BloomBits, capacity: u64) -> Stage {
         let k = bits.k;
         Stage {
             bits,
@@ -137,6 +141,34 @@ impl Stage {
         Ok((blocks, k))
     }
 
+    /// `(blocks, k, keys)` of a stage for `n` keys at `rate` within `max_bytes`: the smallest
+    /// for `n` keys where it fits, else the most blocks that fit, for the most keys they hold
+    /// at `rate` (at least 1).
+    fn size_within(n: u64, rate: f64, max_bytes: Option<usize>) -> Result<(usize, u32, u64)> {
+        let (blocks, k) = Stage::size(n, rate)?;
+        let cap = max_bytes.map_or(usize::MAX, |m| (m / (BLOCK_BITS / 8)).max(1));
+        if blocks <= cap {
+            return Ok((blocks, k, n));
+        }
+        let best = |keys: u64| {
+            (1..=MAX_K)
+                .map(|k| (model_rate(keys as f64 / cap as f64, k), k))
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .expect("a k")
+        };
+        // `n` keys do not fit in `cap` blocks: the most that do, by bisection
+        let (mut lo, mut hi) = (1u64, n.max(2));
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if best(mid).0 <= rate {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Ok((cap, best(lo).1, lo))
+    }
+
     fn rate(&self) -> f64 {
         (self.fill_sum / self.bits.blocks.len() as f64).clamp(0.0, 1.0)
     }
@@ -162,6 +194,60 @@ impl BloomSet {
     /// assert!(BloomSet::new(10, 0.0).is_err());
     /// ```
     pub fn new(expected_items: u64, fp_rate: f64) -> Result<BloomSet> {
+        BloomSet::bounded(expected_items, fp_rate, None)
+    }
+
+    /// [`new`](BloomSet::new) held to `max_bytes` of filter bits, all stages included (no
+    /// limit when `None`): a first stage sized for `expected_items` that would pass it is cut
+    /// to the blocks that fit, sized for the keys they hold at the asked rate, and no stage is
+    /// added that would pass it. Past the keys it has room for, the filter is
+    /// [`overfilled`](BloomSet::overfilled): it goes on at a higher false-positive rate, and
+    /// [`expected_false_positives`](BloomSet::expected_false_positives) estimates the drops.
+    /// Memory that cannot be had is [`DedupError::OutOfMemory`], not an abort.
+    ///
+    /// ```
+    /// use linksieve_dedup::BloomSet;
+    /// let set = BloomSet::bounded(10_000_000, 0.001, Some(1 << 20)).unwrap();
+    /// assert!(set.bits() / 8 <= 1 << 20);
+    /// assert!(set.capacity() < 10_000_000);
+    /// ```
+    pub fn bounded(
+        expected_items: u64,
+        fp_rate: f64,
+        max_bytes: Option<usize>,
+    ) -> Result<BloomSet> {
+        let first_keys = Self::check(expected_items, fp_rate)?;
+        let (blocks, k, keys) = Stage::size_within(first_keys, fp_rate / 2.0, max_bytes)?;
+        Ok(BloomSet {
+            stages: vec![Stage::new(blocks, k, keys)?],
+            older_miss: 1.0,
+            fp_rate,
+            first_keys,
+            max_bytes,
+            len: 0,
+            expected_fp: 0.0,
+            var_fp: 0.0,
+            distinct: DistinctCount::new(),
+        })
+    }
+
+    /// The bytes of the first stage that [`new`](BloomSet::new) would allocate for these
+    /// options (without a memory limit), computed without allocating it.
+    ///
+    /// ```
+    /// use linksieve_dedup::BloomSet;
+    /// let bytes = BloomSet::first_stage_bytes(1_000_000_000, 1e-12).unwrap();
+    /// assert!(bytes > 20_000_000_000);
+    /// assert_eq!(BloomSet::first_stage_bytes(10, 0.01).unwrap(), BloomSet::new(10, 0.01).unwrap().bits() / 8);
+    /// ```
+    pub fn first_stage_bytes(expected_items: u64, fp_rate: f64) -> Result<u64> {
+        let first_keys = Self::check(expected_items, fp_rate)?;
+        let (blocks, _) = Stage::size(first_keys, fp_rate / 2.0)?;
+        Ok((blocks as u64).saturating_mul(BLOCK_BITS as u64 / 8))
+    }
+
+    /// Checks the options; returns the keys the first stage is sized for.
+    fn check(expected_items: u64, fp_rate: f64) -> Result<u64> {
         // NaN fails the range check too.
         if !(1e-12..=0.5).contains(&fp_rate) {
             return Err(DedupError::InvalidConfig(format!(
@@ -174,23 +260,13 @@ impl BloomSet {
                  filter is sized for (it grows past what it was sized for)"
             )));
         }
-        let first_keys = expected_items.max(MIN_STAGE_KEYS);
-        let (blocks, k) = Stage::size(first_keys, fp_rate / 2.0)?;
-        Ok(BloomSet {
-            stages: vec![Stage::new(blocks, k, first_keys)],
-            older_miss: 1.0,
-            fp_rate,
-            first_keys,
-            max_bytes: None,
-            len: 0,
-            expected_fp: 0.0,
-            var_fp: 0.0,
-            distinct: DistinctCount::new(),
-        })
+        Ok(expected_items.max(MIN_STAGE_KEYS))
     }
 
-    /// Limits the bytes of all stages together: no stage is added that would pass `max_bytes`
-    /// (the first is always kept). Past that the filter is [`overfilled`](BloomSet::overfilled).
+    /// Limits the bytes of all stages together: no stage is added that would pass `max_bytes`,
+    /// and a first stage that passes it is cut to fit while the filter is still empty (as
+    /// [`bounded`](BloomSet::bounded) does, which never allocates the larger one). Past that
+    /// the filter is [`overfilled`](BloomSet::overfilled).
     ///
     /// ```
     /// use linksieve_dedup::{BloomSet, Fingerprint};
@@ -199,6 +275,13 @@ impl BloomSet {
     /// assert!(set.overfilled());
     /// ```
     pub fn with_max_bytes(mut self, max_bytes: usize) -> BloomSet {
+        if self.len == 0
+            && self.fp_rate > 0.0
+            && self.filter_bytes() > max_bytes
+            && let Ok(cut) = BloomSet::bounded(self.first_keys, self.fp_rate, Some(max_bytes))
+        {
+            return cut;
+        }
         self.max_bytes = Some(max_bytes);
         self
     }
@@ -214,7 +297,7 @@ impl BloomSet {
     /// ```
     pub fn with_blocks(blocks: usize, k: u32) -> BloomSet {
         BloomSet {
-            stages: vec![Stage::new(blocks, k, u64::MAX)],
+            stages: vec![Stage::of(BloomBits::with_blocks(blocks, k), u64::MAX)],
             older_miss: 1.0,
             fp_rate: 0.0,
             first_keys: u64::MAX,
@@ -284,9 +367,13 @@ impl BloomSet {
                 return;
             }
         }
+        // memory the system refuses stops growth as the limit does
+        let Ok(stage) = Stage::new(blocks, k, keys) else {
+            return;
+        };
         let last = self.stages.last().expect("a stage");
         self.older_miss *= 1.0 - last.rate();
-        self.stages.push(Stage::new(blocks, k, keys));
+        self.stages.push(stage);
     }
 
     fn filter_bytes(&self) -> usize {
@@ -697,6 +784,29 @@ mod tests {
         assert!(set.overfilled());
         assert!(set.current_false_positive_rate() > 0.01);
         assert!(set.bits() / 8 <= 64 << 10);
+    }
+
+    /// Issue 30 item 6: a first stage larger than the limit is cut to fit, sized for the keys
+    /// it holds at the asked rate; memory the system refuses is an error, not an abort.
+    #[test]
+    fn the_limit_holds_the_first_stage_and_refused_memory_is_an_error() {
+        let mut set = BloomSet::bounded(100_000_000, 0.001, Some(1 << 20)).unwrap();
+        assert!(set.bits() / 8 <= 1 << 20);
+        let room = set.capacity();
+        assert!((400_000..600_000).contains(&room), "{room}");
+        let mut i = 0;
+        while set.len() < room {
+            set.insert(fp(i, 21));
+            i += 1;
+        }
+        assert!(!set.overfilled() && set.current_false_positive_rate() <= 0.0005 * 1.05);
+        while set.len() == room {
+            set.insert(fp(i, 21));
+            i += 1;
+        }
+        assert!(set.overfilled() && set.stages() == 1);
+        let e = Stage::new(1 << 56, 7, 1).expect_err("2^62 bytes");
+        assert!(matches!(e, DedupError::OutOfMemory { bytes } if bytes == 1 << 62));
     }
 
     #[test]

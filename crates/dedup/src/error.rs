@@ -16,6 +16,13 @@ pub enum DedupError {
     /// A parameter is out of range (a Bloom error rate outside (0, 1), a zero budget...).
     #[error("invalid seen-set configuration: {0}")]
     InvalidConfig(String),
+    /// The memory a seen-set asked for could not be had (an approximate filter's bits): the
+    /// allocation failed, or it would pass the machine's memory.
+    #[error("a seen-set of {bytes} bytes could not be allocated")]
+    OutOfMemory {
+        /// The bytes asked for.
+        bytes: u64,
+    },
     /// An I/O operation on a spill file or folder failed.
     #[error("{op} {}: {source}", path.display())]
     Io {

@@ -769,13 +769,21 @@ impl<T> SeenSet for SpillSet<T> {
         self.core.len
     }
 
-    /// Pending items and answers held now, plus the I/O buffers a merge pass uses.
+    /// Pending items and answers held now, plus, once runs are on disk, the I/O buffers a merge
+    /// of them uses (none before the first spill: a figure of what the set holds, not of its
+    /// budget).
     fn memory_bytes(&self) -> usize {
+        let runs = self.core.runs.len();
+        let buffers = if runs == 0 {
+            0
+        } else {
+            self.core.io_buf * (runs.min(self.core.max_runs) + 2)
+        };
         std::mem::size_of::<Self>()
             + self.core.pending.capacity() * std::mem::size_of::<Pending>()
             + self.answers.capacity() * std::mem::size_of::<(T, bool)>()
             + self.core.runs.capacity() * std::mem::size_of::<Run>()
-            + self.core.io_buf * (self.core.max_runs + 2)
+            + buffers
     }
 }
 

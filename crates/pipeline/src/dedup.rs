@@ -121,6 +121,22 @@ impl ApproxDedup {
         Ok(ApproxDedup(BloomSet::new(expected, fp_rate)?))
     }
 
+    /// A filter held to `max_bytes` of bits, all stages included (see [`BloomSet::bounded`]).
+    ///
+    /// ```
+    /// let d = linksieve_pipeline::dedup::ApproxDedup::bounded(10_000_000, 0.001, Some(1 << 20)).unwrap();
+    /// assert!(d.0.bits() / 8 <= 1 << 20);
+    /// ```
+    pub fn bounded(
+        expected: u64,
+        fp_rate: f64,
+        max_bytes: Option<usize>,
+    ) -> Result<Self, DedupError> {
+        Ok(ApproxDedup(BloomSet::bounded(
+            expected, fp_rate, max_bytes,
+        )?))
+    }
+
     /// The filter may grow up to `max_bytes` (`--memory`), then it is overfilled (see
     /// [`BloomSet`]).
     ///

@@ -22,7 +22,7 @@
 use crate::html::unescape_link;
 use linksieve_iri::{WebError, WebUrl, parse_web};
 use linksieve_scan::html::{HtmlScanner, HtmlStats};
-use linksieve_scan::{Encoding, EncodingChoice, Hit, ScanOptions, ScanResult, scan_bytes};
+use linksieve_scan::{Encoding, EncodingChoice, Hit, ScanOptions, ScanResult, Scanner};
 
 /// Schemes whose URLs name no resource to fetch: found and counted, not keyed, unless
 /// [`DocumentOptions::all_schemes`] is set.
@@ -101,6 +101,22 @@ pub struct DocumentLink {
     pub end: usize,
     /// The line it starts on (1 for the first).
     pub line: u64,
+}
+
+impl DocumentLink {
+    /// True when its value (as written, character references undone) is longer than
+    /// `max_link_len` bytes: like an overlong candidate of the text, it is counted and not
+    /// keyed.
+    ///
+    /// ```
+    /// use linksieve_pipeline::{read_document, DocumentOptions};
+    /// let page = format!("<a href='/{}'>", "x".repeat(300));
+    /// let d = read_document(page.as_bytes(), &DocumentOptions::default());
+    /// assert!(d.links[0].overlong(256) && !d.links[0].overlong(1024));
+    /// ```
+    pub fn overlong(&self, max_link_len: usize) -> bool {
+        self.value.len() > max_link_len
+    }
 }
 
 /// Counters of the outlinks of one or more documents (they add).
@@ -190,23 +206,48 @@ pub enum DocumentItem<'d> {
 impl Document {
     /// The links written in the document's text: the scanner over the decoded text with
     /// `opts` (and `html` on: character references undone where a link ends). Offsets are
-    /// those of [`Document::text`].
+    /// those of [`Document::text`]. An overlong candidate (longer than `max_link_len`) that
+    /// starts inside the value of an outlink's attribute is that outlink's, not counted in
+    /// `stats.too_long` (the outlink is checked against `max_link_len` on its own, see
+    /// [`DocumentLink::overlong`]), so that each is counted once.
     ///
     /// ```
     /// use linksieve_pipeline::{read_document, DocumentOptions};
     /// let d = read_document(b"<p>see http://a.example/x&amp;y</p>", &DocumentOptions::default());
     /// let hits = d.text_links(&Default::default()).hits;
     /// assert_eq!(hits[0].text, "http://a.example/x&amp;y");
+    /// let long = format!("<a href='http://a.example/{0}'> http://b.example/{0}", "x".repeat(300));
+    /// let d = read_document(long.as_bytes(), &DocumentOptions::default());
+    /// let opts = linksieve_scan::ScanOptions { max_link_len: 256, ..Default::default() };
+    /// assert_eq!(d.text_links(&opts).stats.too_long, 1);
     /// ```
     pub fn text_links(&self, opts: &ScanOptions) -> ScanResult {
-        scan_bytes(
-            self.text.as_bytes(),
-            &ScanOptions {
-                encoding: EncodingChoice::Exact(encoding_rs::UTF_8),
-                html: true,
-                ..*opts
-            },
-        )
+        let mut s = Scanner::new(&ScanOptions {
+            encoding: EncodingChoice::Exact(encoding_rs::UTF_8),
+            html: true,
+            ..*opts
+        });
+        s.record_overlong();
+        let mut hits = Vec::new();
+        // `feed` and `finish` fail only after `finish`
+        let _ = s.feed(self.text.as_bytes(), &mut hits);
+        let _ = s.finish(&mut hits);
+        let mut stats = *s.stats();
+        // the links are in document order: their spans do not overlap and rise
+        let inside = s
+            .overlong_starts()
+            .iter()
+            .filter(|&&at| {
+                let i = self.links.partition_point(|l| (l.end as u64) <= at);
+                self.links.get(i).is_some_and(|l| l.start as u64 <= at)
+            })
+            .count();
+        stats.too_long -= inside as u64;
+        ScanResult {
+            hits,
+            stats,
+            encoding: encoding_rs::UTF_8,
+        }
     }
 
     /// Calls `f` with the links of the text (`hits`, from [`Document::text_links`]) and the

@@ -102,13 +102,7 @@ impl SeenOptions {
                 SeenKind::Spill => Box::new(SpillDedup::new(SpillConfig::new(
                     self.memory.unwrap_or(DEFAULT_SPILL_BUDGET),
                 ))?),
-                SeenKind::Approx => {
-                    let d = ApproxDedup::new(self.expected, self.fp_rate)?;
-                    Box::new(match self.memory {
-                        Some(m) => d.with_max_bytes(m),
-                        None => d,
-                    })
-                }
+                SeenKind::Approx => Box::new(self.approx(machine_memory())?),
             });
         };
         let abandoned = if atomic {
@@ -127,6 +121,60 @@ impl SeenOptions {
         let batch = if atomic { PERSISTENT_BATCH } else { 0 };
         Ok(Box::new(PersistentDedup::new(set, batch)))
     }
+}
+
+impl SeenOptions {
+    /// The approximate filter, held to `--memory` (its bits, all stages included), or without
+    /// it to the machine's memory `machine` (bytes; `None`: unknown, no limit). A first stage
+    /// that would pass the machine's memory is refused before any work (an invalid
+    /// configuration, naming the size and the options to change); one that passes `--memory`
+    /// is cut to fit (see [`linksieve_dedup::BloomSet::bounded`]).
+    ///
+    /// ```
+    /// use linksieve_pipeline::seen::{SeenKind, SeenOptions};
+    /// let o = SeenOptions { kind: SeenKind::Approx, expected: 1_000_000_000, fp_rate: 1e-12, ..SeenOptions::default() };
+    /// let e = o.approx(Some(16 << 30)).err().unwrap().to_string();
+    /// assert!(e.contains("--expected") && e.contains("--memory"), "{e}");
+    /// let o = SeenOptions { memory: Some(1 << 20), ..o };
+    /// assert!(o.approx(Some(16 << 30)).unwrap().0.bits() / 8 <= 1 << 20);
+    /// ```
+    pub fn approx(&self, machine: Option<u64>) -> Result<ApproxDedup, DedupError> {
+        let first = linksieve_dedup::BloomSet::first_stage_bytes(self.expected, self.fp_rate)?;
+        let asked = match self.memory {
+            Some(m) => first.min(m as u64),
+            None => first,
+        };
+        if let Some(machine) = machine
+            && asked > machine
+        {
+            let what = match self.memory {
+                Some(m) if (m as u64) < first => format!("--memory {m}"),
+                _ => format!(
+                    "--expected {} at --fp-rate {} (a first filter stage of {first} bytes)",
+                    self.expected, self.fp_rate
+                ),
+            };
+            return Err(DedupError::InvalidConfig(format!(
+                "--dedup approx: {what} asks for more than this machine's memory ({machine} \
+                 bytes): lower --expected, raise --fp-rate, or bound the filter with a smaller \
+                 --memory (past the keys it has room for it drops more new keys, and the \
+                 summary estimates how many)"
+            )));
+        }
+        let limit = self
+            .memory
+            .or_else(|| machine.map(|m| usize::try_from(m).unwrap_or(usize::MAX)));
+        ApproxDedup::bounded(self.expected, self.fp_rate, limit)
+    }
+}
+
+/// The machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`; `None` where the
+/// system does not say).
+fn machine_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 /// What the keys made with some options are: the fingerprint hash and its version, the rung,

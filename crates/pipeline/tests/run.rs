@@ -631,3 +631,139 @@ fn duplicates_are_counted_at_the_rung_that_caught_them() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A constructed input whose counts are known by construction: `n` overlong links (longer than
+/// `max`, most longer than a 4 KiB chunk, some on lines of their own, some inside long lines
+/// with no space near them, one split by a CR only), among ordinary links, repeats and malformed
+/// UTF-8. Returns the bytes, `n` and the ordinary links.
+fn overlong_input(max: usize) -> (Vec<u8>, u64, u64) {
+    let mut text = Vec::new();
+    let (mut n, mut ordinary) = (0, 0);
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = |m: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % m
+    };
+    for i in 0..37u64 {
+        for j in 0..next(40) {
+            write!(text, "line {j}: see http://ok{}.example/p{j} and ", i % 5).unwrap();
+            text.extend_from_slice(b"\xff\n");
+            ordinary += 1;
+        }
+        let len = max + 1 + next(6 * max as u64) as usize;
+        let sep: &[u8] = match i % 4 {
+            0 => b"\n",
+            1 => b" ",
+            2 => b"\r",
+            _ => b"\t",
+        };
+        text.extend_from_slice(b"long: ");
+        if i % 3 == 0 {
+            // no space for a while before it: a cut inside a token
+            text.extend(std::iter::repeat_n(b'x', 3000 + next(9000) as usize));
+            text.push(b' ');
+        }
+        text.extend_from_slice(b"http://long.example/");
+        text.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, len));
+        text.extend_from_slice(sep);
+        n += 1;
+    }
+    writeln!(text, "the end http://last.example/").unwrap();
+    ordinary += 1;
+    (text, n, ordinary)
+}
+
+/// Issue 30 item 9: every summary count is the same for every chunk size and thread count, and
+/// the overlong count is the number of overlong links the input holds, whether the file is read
+/// in ranges (plain) or streamed (gzip). Before, an overlong link in a chunk's look-ahead was
+/// counted by that chunk and again by its own: 476 for 31 at 4 KiB chunks.
+#[test]
+fn summary_counts_do_not_depend_on_the_chunking() {
+    let dir = tempdir("overlong");
+    let max = 2048;
+    let (text, n, ordinary) = overlong_input(max);
+    let plain = dir.join("overlong.txt");
+    std::fs::write(&plain, &text).expect("write");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&text).expect("gz");
+    let packed = dir.join("overlong.txt.gz");
+    std::fs::write(&packed, gz.finish().expect("gz")).expect("write");
+    let base = RunOptions {
+        scan: linksieve_scan::ScanOptions {
+            max_link_len: max,
+            ..Default::default()
+        },
+        ..RunOptions::default()
+    };
+    for file in [plain, packed] {
+        let mut first: Option<(String, RunStats)> = None;
+        for (threads, chunk) in [
+            (1, 4096),
+            (2, 4096),
+            (1, 65536),
+            (2, 65536),
+            (1, 1 << 20),
+            (2, 1 << 20),
+        ] {
+            let opts = RunOptions {
+                threads,
+                chunk_size: chunk,
+                ..base.clone()
+            };
+            let case = format!("{}, {threads} threads, chunk {chunk}", file.display());
+            let (out, mut stats) = go(
+                std::slice::from_ref(&file),
+                &opts,
+                &mut MemoryDedup::default(),
+            );
+            assert_eq!(stats.too_long, n, "overlong links, {case}");
+            assert_eq!(stats.links_found, ordinary, "links, {case}");
+            // what depends on the process, not on the input
+            stats.seen_set_bytes = 0;
+            stats.peak_rss_bytes = None;
+            match &first {
+                None => first = Some((out, stats)),
+                Some((o, s)) => {
+                    assert!(&out == o, "output, {case}: {}", first_diff(&out, o));
+                    assert_eq!(&stats, s, "summary, {case}");
+                }
+            }
+        }
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// Issue 30 item 9: `--max-link-len` applies to the URLs of HTML attributes as to links of the
+/// text: each overlong one is counted once (not again as a candidate of the text inside the
+/// attribute) and not keyed. Counts known by construction: 3 overlong attribute URLs (absolute,
+/// relative, a `srcset` candidate), 2 overlong links of the text; a long `data:` URI is not
+/// keyed (counted as such), not overlong.
+#[test]
+fn html_attribute_urls_are_held_to_the_maximum_link_length() {
+    let dir = tempdir("overlong-html");
+    let max = 1024;
+    let (a, b) = ("a".repeat(3000), "b".repeat(2000));
+    let page = format!(
+        "<html><body><a href=\"http://long.example/{a}\">x</a>\n\
+         <img src=\"/rel/{b}\" srcset=\"/s/{a} 2x, /small.png 1x\">\n\
+         <a href=\"http://ok.example/\">ok</a> <img src=\"data:image/png;base64,{a}\">\n\
+         text http://t.example/{b} and <p title=\"http://u.example/{a}\">t</p></body></html>\n"
+    );
+    let f = dir.join("page.html");
+    std::fs::write(&f, page).expect("write");
+    let opts = RunOptions {
+        html: true,
+        base: Some(linksieve_iri::WebUrl::parse("http://base.example/d/").expect("base")),
+        scan: linksieve_scan::ScanOptions {
+            max_link_len: max,
+            ..Default::default()
+        },
+        ..RunOptions::default()
+    };
+    let (out, stats) = go(std::slice::from_ref(&f), &opts, &mut MemoryDedup::default());
+    assert_eq!(out, "http://base.example/small.png\nhttp://ok.example/\n");
+    assert_eq!(stats.too_long, 5, "{stats:?}");
+    std::fs::remove_dir_all(dir).ok();
+}

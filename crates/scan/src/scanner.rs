@@ -195,6 +195,10 @@ pub struct Scanner {
     eng: Option<Engine>,
     /// the counters until the engine starts, which then keeps them
     stats: ScanStats,
+    /// see [`count_overlong_in`](Scanner::count_overlong_in)
+    owned: std::ops::Range<u64>,
+    /// see [`record_overlong`](Scanner::record_overlong)
+    record: bool,
     finished: bool,
 }
 
@@ -211,8 +215,65 @@ impl Scanner {
             pending: Vec::new(),
             eng: None,
             stats: ScanStats::default(),
+            owned: 0..u64::MAX,
+            record: false,
             finished: false,
         }
+    }
+
+    /// Counts in [`ScanStats::too_long`] only the overlong candidates that start at an input
+    /// offset in `range` (all of them by default), as a caller that keeps only the hits that
+    /// start there (a chunk scanned with a look-ahead that is the next chunk's body) counts
+    /// each overlong candidate once, in the chunk it starts in.
+    ///
+    /// ```
+    /// use linksieve_scan::{Scanner, ScanOptions};
+    /// let opts = ScanOptions { max_link_len: 256, ..Default::default() };
+    /// let long = format!("http://a.example/{} http://b.example/{}", "x".repeat(300), "y".repeat(300));
+    /// let mut s = Scanner::new(&opts);
+    /// s.count_overlong_in(0..100);
+    /// s.feed_with(long.as_bytes(), |_| {}).unwrap();
+    /// s.finish_with(|_| {}).unwrap();
+    /// assert_eq!(s.stats().too_long, 1);
+    /// ```
+    pub fn count_overlong_in(&mut self, range: std::ops::Range<u64>) {
+        if let Some(eng) = self.eng.as_mut() {
+            eng.owned = range.clone();
+        }
+        self.owned = range;
+    }
+
+    /// Keeps the input offset where each overlong candidate counted from now on starts (one
+    /// number each: candidates are longer than [`ScanOptions::max_link_len`]), for
+    /// [`overlong_starts`](Scanner::overlong_starts).
+    ///
+    /// ```
+    /// use linksieve_scan::{Scanner, ScanOptions};
+    /// let mut s = Scanner::new(&ScanOptions { max_link_len: 256, ..Default::default() });
+    /// s.record_overlong();
+    /// let text = format!("see http://a.example/{}", "x".repeat(300));
+    /// s.feed_with(text.as_bytes(), |_| {}).unwrap();
+    /// s.finish_with(|_| {}).unwrap();
+    /// assert_eq!(s.overlong_starts(), [4]);
+    /// ```
+    pub fn record_overlong(&mut self) {
+        self.record = true;
+        if let Some(eng) = self.eng.as_mut() {
+            eng.overlong_at.get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// The input offsets where the overlong candidates counted since
+    /// [`record_overlong`](Scanner::record_overlong) start, in input order.
+    ///
+    /// ```
+    /// assert!(linksieve_scan::Scanner::new(&Default::default()).overlong_starts().is_empty());
+    /// ```
+    pub fn overlong_starts(&self) -> &[u64] {
+        self.eng
+            .as_ref()
+            .and_then(|e| e.overlong_at.as_deref())
+            .unwrap_or(&[])
     }
 
     /// The encoding, once decided (after 64 KiB of input or at [`finish`](Scanner::finish)
@@ -347,6 +408,10 @@ impl Scanner {
     fn start(&mut self, enc: &'static Encoding, bom: usize, first: &[u8], sink: &mut Sink<'_>) {
         let stats = std::mem::take(&mut self.stats);
         let mut eng = Engine::new(enc, bom, &self.opts, stats);
+        eng.owned = self.owned.clone();
+        if self.record {
+            eng.overlong_at = Some(Vec::new());
+        }
         eng.feed(&first[bom..], sink);
         self.eng = Some(eng);
     }

@@ -666,10 +666,14 @@ impl SeenSet for PersistentSet {
         self.len
     }
 
-    /// Scratch buffers plus the page cache limit given at open.
+    /// Scratch buffers plus what the page cache can hold: the smaller of its limit given at
+    /// open and the store file's size (a small store never fills a large cache).
     fn memory_bytes(&self) -> usize {
+        let file = std::fs::metadata(&self.path).map_or(0, |m| m.len());
         std::mem::size_of::<Self>()
-            + self.cache_bytes
+            + self
+                .cache_bytes
+                .min(usize::try_from(file).unwrap_or(usize::MAX))
             + self.sorted.capacity() * std::mem::size_of::<(u128, usize)>()
             + self.status.capacity()
             + self.fresh.capacity() * FP_BYTES

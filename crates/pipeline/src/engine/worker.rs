@@ -182,6 +182,8 @@ impl Worker<'_> {
         } else {
             body
         } as u64;
+        // overlong candidates are counted where they start, by the same rule
+        scanner.count_overlong_in(from..until);
         let mut take = |h: HitRef<'_>| {
             if h.start < until && h.start >= from {
                 self.link(
@@ -204,7 +206,6 @@ impl Worker<'_> {
         let _ = scanner.feed_with(&bytes[body..], &mut take);
         let _ = scanner.finish_with(&mut take);
         self.out.malformed = malformed;
-        // An overlong candidate that crosses the cut may be counted by both chunks.
         self.out.too_long = scanner.stats().too_long;
         if lines {
             self.out.body_lines = memchr::memchr_iter(b'\n', &bytes[..body]).count() as u64;
@@ -262,6 +263,11 @@ impl Worker<'_> {
                     // counted in the document's stats
                     Err(_) => return,
                 };
+                // --max-link-len, as for a link of the text (issue 30 item 9)
+                if l.overlong(opts.scan.max_link_len) {
+                    self.out.too_long += 1;
+                    return;
+                }
                 let offset = base + l.start as u64;
                 match iri {
                     Ok(iri) => {

@@ -69,6 +69,11 @@ pub(crate) struct Engine {
     trig: Triggers,
     /// the counters of the scan
     pub(crate) stats: ScanStats,
+    /// input offsets where an overlong candidate must start to be counted in
+    /// `stats.too_long` (see `Scanner::count_overlong_in`)
+    pub(crate) owned: std::ops::Range<u64>,
+    /// where the counted overlong candidates start, when asked (`Scanner::record_overlong`)
+    pub(crate) overlong_at: Option<Vec<u64>>,
     /// builds the hits
     hits: Maker,
     stream: Stream,
@@ -159,6 +164,8 @@ impl Engine {
             },
             trig,
             stats,
+            owned: 0..u64::MAX,
+            overlong_at: None,
             hits: Maker::new(enc),
             stream,
             map,

@@ -150,6 +150,8 @@ impl Engine {
             opts,
             trig,
             stats,
+            owned,
+            overlong_at,
             hits,
             map,
             text,
@@ -222,7 +224,15 @@ impl Engine {
                 }
                 Ok(Outcome::Reject { resume }) => pos = resume.max(t + 1),
                 Ok(Outcome::TooLong { from }) => {
-                    stats.too_long += 1;
+                    // counted where it starts, as a hit is kept where it starts: a chunk's
+                    // look-ahead is the next chunk's body (issue 30 item 9)
+                    let at = map.src_of(base + from as u64, text, base);
+                    if owned.contains(&at) {
+                        stats.too_long += 1;
+                        if let Some(v) = overlong_at {
+                            v.push(at);
+                        }
+                    }
                     *skipping = true;
                     pos = from;
                 }
