@@ -452,7 +452,11 @@ fn a_legacy_link_after_an_ascii_start_is_decoded_whole() {
     let mut text = Vec::new();
     let mut n = 0;
     while text.len() < 86_000 {
-        writeln!(text, "10.0.0.1 - - [10/Oct/2000] \"GET /a{n}.gif HTTP/1.0\" 200 2326").unwrap();
+        writeln!(
+            text,
+            "10.0.0.1 - - [10/Oct/2000] \"GET /a{n}.gif HTTP/1.0\" 200 2326"
+        )
+        .unwrap();
         n += 1;
     }
     // windows-1252: é is the one byte 0xE9

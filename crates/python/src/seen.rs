@@ -152,12 +152,14 @@ impl PySeenSet {
                         linksieve_dedup::MAX_EXPECTED_ITEMS
                     )));
                 }
-                let set = BloomSet::new(expected, fp_rate)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                let set = match memory {
-                    Some(m) => set.with_max_bytes(m),
-                    None => set,
-                };
+                // `memory` bounds the filter, its first stage included (never an allocation
+                // that aborts: too large is a MemoryError)
+                let set = BloomSet::bounded(expected, fp_rate, memory).map_err(|e| match e {
+                    linksieve_dedup::DedupError::OutOfMemory { .. } => {
+                        pyo3::exceptions::PyMemoryError::new_err(e.to_string())
+                    }
+                    e => PyValueError::new_err(e.to_string()),
+                })?;
                 (Store::Approx(set), "approx")
             }
             "spill" => {
