@@ -416,7 +416,7 @@ pub(crate) fn decide(
 /// UTF-8 if the window is valid UTF-8 (a sequence cut by the window's end is fine, and so is one
 /// cut by the end of the input when the text before has non-ASCII UTF-8: a file cut
 /// mid-character is UTF-8 with one malformed sequence, not windows-1252), else chardetng.
-fn guess(w: &[u8], whole: bool) -> &'static Encoding {
+pub(crate) fn guess(w: &[u8], whole: bool) -> &'static Encoding {
     let pairs = w.len() / 2;
     if pairs >= 8 {
         let (mut even, mut odd) = (0usize, 0usize);

@@ -58,6 +58,7 @@ mod find;
 mod hit;
 mod host;
 pub mod html;
+mod late;
 mod options;
 mod scanner;
 mod schemes;
@@ -70,6 +71,7 @@ pub use hit::{Hit, HitRef, LinkKind, Trimmed, TrimmedRef, Wrapper};
 pub use html::{
     AttrKind, DeclaredCharset, DocumentBase, HtmlScanner, HtmlStats, HtmlSummary, Outlink, outlinks,
 };
+pub use late::{decides_late, detect_encoding_after_ascii, first_non_ascii};
 pub use options::{
     AUTO_WINDOW, DEFAULT_MAX_LINK_LEN, EncodingChoice, ScanError, ScanOptions, detect_encoding,
     encoding_for_label,

@@ -2,9 +2,11 @@
 //! counters ([`ScanStats`]). The work is the engine's (`engine/`); the scanner decides the
 //! encoding and starts it.
 
-use crate::decode;
+use crate::decode::{self, AUTO_WINDOW};
 use crate::engine::{Engine, Sink};
+use crate::late::{Late, clean_cut, hold_max};
 use crate::{Encoding, Hit, HitRef, ScanError, ScanOptions};
+use crate::{decides_late, detect_encoding_after_ascii, first_non_ascii};
 
 /// Counters of one scan.
 ///
@@ -199,6 +201,14 @@ pub struct Scanner {
     owned: std::ops::Range<u64>,
     /// see [`record_overlong`](Scanner::record_overlong)
     record: bool,
+    /// `auto` on an ASCII start: the decision waits for the first non-ASCII byte
+    /// ([`crate::late`]); the engine meanwhile reads the ASCII as UTF-8
+    late: Option<Late>,
+    /// Lines before the engine's start (it was started again at a late decision); added to
+    /// its hits' lines
+    line_base: u64,
+    /// Bytes the engine before a late decision never decoded
+    skipped_before: u64,
     finished: bool,
 }
 
@@ -217,6 +227,9 @@ impl Scanner {
             stats: ScanStats::default(),
             owned: 0..u64::MAX,
             record: false,
+            late: None,
+            line_base: 0,
+            skipped_before: 0,
             finished: false,
         }
     }
@@ -353,9 +366,20 @@ impl Scanner {
         if self.finished {
             return Err(ScanError::Finished);
         }
+        let (lines, base) = (self.opts.lines, self.line_base);
+        let mut sink = |mut h: HitRef<'_>| {
+            if lines {
+                h.line += base;
+            }
+            sink(h)
+        };
         if let Some(eng) = self.eng.as_mut() {
             eng.stats.bytes_in += chunk.len() as u64;
-            eng.feed(chunk, &mut sink);
+            if self.late.is_none() {
+                eng.feed(chunk, &mut sink);
+            } else {
+                self.late_feed(chunk, false, &mut sink);
+            }
         } else {
             self.stats.bytes_in += chunk.len() as u64;
             // a first chunk that decides the encoding (always, for a fixed one) is scanned
@@ -363,7 +387,7 @@ impl Scanner {
             if self.pending.is_empty()
                 && let Some((enc, bom)) = decode::decide(self.opts.encoding, chunk, false)
             {
-                self.start(enc, bom, chunk, &mut sink);
+                self.begin(enc, bom, chunk, &mut sink);
                 return Ok(());
             }
             self.pending.extend_from_slice(chunk);
@@ -371,7 +395,7 @@ impl Scanner {
                 return Ok(());
             };
             let pending = std::mem::take(&mut self.pending);
-            self.start(enc, bom, &pending, &mut sink);
+            self.begin(enc, bom, &pending, &mut sink);
         }
         Ok(())
     }
@@ -397,10 +421,104 @@ impl Scanner {
             let pending = std::mem::take(&mut self.pending);
             self.start(enc, bom, &pending, &mut sink);
         }
+        if self.late.is_some() {
+            let (lines, base) = (self.opts.lines, self.line_base);
+            self.late_feed(&[], true, &mut |mut h: HitRef<'_>| {
+                if lines {
+                    h.line += base;
+                }
+                sink(h)
+            });
+        }
+        let (lines, base) = (self.opts.lines, self.line_base);
         if let Some(eng) = self.eng.as_mut() {
-            eng.finish(&mut sink);
+            eng.finish(&mut |mut h: HitRef<'_>| {
+                if lines {
+                    h.line += base;
+                }
+                sink(h)
+            });
+            eng.stats.skipped_bytes += self.skipped_before;
         }
         Ok(())
+    }
+
+    /// The encoding is decided on `first`, the input so far (not all of it): starts the engine,
+    /// or, on an ASCII start with `auto`, the engine for ASCII and the wait for the first
+    /// non-ASCII byte ([`crate::late`]).
+    fn begin(&mut self, enc: &'static Encoding, bom: usize, first: &[u8], sink: &mut Sink<'_>) {
+        if decides_late(self.opts.encoding, first, false, (enc, bom)) {
+            self.start(enc, 0, &[], sink);
+            self.late = Some(Late::default());
+            self.late_feed(first, false, sink);
+        } else {
+            self.start(enc, bom, first, sink);
+        }
+    }
+
+    /// While the decision waits: scans the ASCII up to its last clean cut and holds the rest;
+    /// at the first non-ASCII byte (with 64 KiB after it, or the input's end: `last`), decides,
+    /// finishes the ASCII engine at the clean cut before that byte and starts the engine of the
+    /// decided encoding there.
+    fn late_feed(&mut self, chunk: &[u8], last: bool, sink: &mut Sink<'_>) {
+        let (Some(late), Some(eng)) = (self.late.as_mut(), self.eng.as_mut()) else {
+            return;
+        };
+        late.held.extend_from_slice(chunk);
+        let held = std::mem::take(&mut late.held);
+        let lf = |b: &[u8]| {
+            if self.opts.lines {
+                memchr::memchr_iter(b'\n', b).count() as u64
+            } else {
+                0
+            }
+        };
+        let Some(p) = first_non_ascii(&held) else {
+            // ASCII: scanned to the last clean cut (all of it at the end, or past the hold)
+            let mut q = clean_cut(&held);
+            if last || held.len() - q > hold_max(self.opts.max_link_len) {
+                q = held.len();
+            }
+            eng.feed(&held[..q], sink);
+            late.lines += lf(&held[..q]);
+            late.held_at += q as u64;
+            late.held = held;
+            late.held.drain(..q);
+            if last {
+                self.late = None;
+            }
+            return;
+        };
+        if held.len() - p < AUTO_WINDOW && !last {
+            late.held = held;
+            return;
+        }
+        let end = held.len().min(p + AUTO_WINDOW);
+        let enc = detect_encoding_after_ascii(&held[p..end], last && end == held.len());
+        let q = clean_cut(&held[..p]);
+        eng.feed(&held[..q], sink);
+        eng.finish(sink);
+        let Late { held_at, lines, .. } = self.late.take().unwrap_or_default();
+        let lines = lines + lf(&held[..q]);
+        let mut stats = eng.stats;
+        self.skipped_before += stats.skipped_bytes;
+        stats.skipped_bytes = 0;
+        // the engine of the decided encoding, from the clean cut on, its lines after those
+        let at = held_at + q as u64;
+        let mut next = Engine::new(enc, at as usize, &self.opts, stats);
+        next.owned = self.owned.clone();
+        if self.record {
+            next.overlong_at = eng.overlong_at.take();
+        }
+        self.line_base += lines;
+        let (on, base) = (self.opts.lines, lines);
+        next.feed(&held[q..], &mut |mut h: HitRef<'_>| {
+            if on {
+                h.line += base;
+            }
+            sink(h)
+        });
+        self.eng = Some(next);
     }
 
     /// The encoding is decided: starts the engine on the input's first bytes (`bom` of them a

@@ -357,3 +357,68 @@ fn streaming_api() {
     assert!(s.feed(b"x", &mut out).is_err());
     assert!(s.finish(&mut out).is_err());
 }
+
+/// Issue #30 item 4: `auto` on input whose first 64 KiB are ASCII decides at the first
+/// non-ASCII byte. The oracle is the same input scanned with its encoding given (`Fixed`): the
+/// links, offsets and lines must be those, for every block size the input is fed in; the links
+/// in the decided encoding are marked legacy, as with the label.
+#[test]
+fn an_ascii_start_decides_at_the_first_non_ascii_byte() {
+    let opts = ScanOptions {
+        lines: true,
+        ..ScanOptions::default()
+    };
+    for (label, tail) in [
+        (
+            "windows-1252",
+            "café http://shop.example/café/menu près de la forêt http://b.example/été\n",
+        ),
+        (
+            "shift_jis",
+            "日本語の文章です http://例え.example/ページ と http://a.example/x\n",
+        ),
+        ("utf-8", "déjà vu http://shop.example/café/menu\n"),
+    ] {
+        let enc = encoding_for_label(label).unwrap();
+        let tail = enc.encode(tail).0.into_owned();
+        for ascii in [70_000usize, 200_000, 300_001] {
+            let mut input = Vec::new();
+            let mut n = 0;
+            while input.len() < ascii {
+                input.extend_from_slice(
+                    format!("line {n} see http://a{n}.example/p?q={n}\n").as_bytes(),
+                );
+                n += 1;
+            }
+            // a link whose token starts in the ASCII and reaches the first non-ASCII byte
+            input.extend_from_slice(b"x http://shop.example/long/");
+            input.extend_from_slice(&tail);
+            input.extend_from_slice(&tail);
+            let want: Vec<(String, u64, u64, u64)> = scan_bytes(&input, &with(label))
+                .hits
+                .into_iter()
+                .map(|h| (h.text, h.start, h.end, h.line))
+                .collect();
+            assert!(want.iter().any(|w| !w.0.is_ascii()), "{label}: {want:?}");
+            for block in [7usize, 4096, 65_536, 256 << 10, usize::MAX] {
+                let mut s = Scanner::new(&ScanOptions {
+                    lines: true,
+                    ..opts
+                });
+                let mut got: Vec<Hit> = Vec::new();
+                for b in input.chunks(block.min(input.len())) {
+                    s.feed(b, &mut got).unwrap();
+                }
+                s.finish(&mut got).unwrap();
+                let got: Vec<(String, u64, u64, u64)> = got
+                    .into_iter()
+                    .map(|h| (h.text, h.start, h.end, h.line))
+                    .collect();
+                assert_eq!(got.len(), want.len(), "{label} {ascii} {block}");
+                assert!(got == want, "{label} {ascii} {block}");
+                assert_eq!(s.encoding().unwrap().name(), enc.name(), "{label}");
+                assert_eq!(s.stats().bytes_in, input.len() as u64);
+            }
+        }
+    }
+}

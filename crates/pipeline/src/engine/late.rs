@@ -1,9 +1,9 @@
 //! `auto` on a stream whose first 64 KiB are ASCII: the encoding is decided at its first
-//! non-ASCII byte, on the 64 KiB that start there, not on the ASCII window (where every
-//! ASCII-compatible encoding reads the same and "UTF-8" would only be a default). Until then the
-//! chunks are ASCII, which reads the same in every encoding, and are scanned as UTF-8; so a link
-//! in windows-1252 after 86 KB of ASCII log lines (`…/café/menu`) is decoded as windows-1252,
-//! not cut at its first non-ASCII byte.
+//! non-ASCII byte, on the 64 KiB that start there (the rule is the scanner's: `linksieve_scan`'s
+//! `decides_late` and `detect_encoding_after_ascii`). Until then the chunks are ASCII, which
+//! reads the same in every encoding, and are scanned as UTF-8; so a link in windows-1252 after
+//! 86 KB of ASCII log lines (`…/café/menu`) is decoded as windows-1252, not cut at its first
+//! non-ASCII byte.
 //!
 //! A stream read by the reader ([`Reader::stream_fused`]) decides when the reader meets that
 //! byte. A plain file read in ranges by the workers decides in the first worker whose range
@@ -14,41 +14,9 @@
 use super::*;
 use std::sync::OnceLock;
 
-/// Whether `auto` leaves the decision to the first non-ASCII byte: the choice is `auto`, the
-/// stream goes on past `head`, and `head` (what `auto` looked at) is ASCII with no BOM and none
-/// of the ASCII signs of UTF-16 or ISO-2022-JP, so that it was decided UTF-8 by default.
-pub(crate) fn defers(
-    choice: EncodingChoice,
-    head: &[u8],
-    whole: bool,
-    decided: (&'static Encoding, usize),
-) -> bool {
-    choice == EncodingChoice::Auto
-        && !whole
-        && decided == (encoding_rs::UTF_8, 0)
-        && head.is_ascii()
-}
-
-/// The encoding of a stream decided on `window`, the bytes from its first non-ASCII byte (up to
-/// [`linksieve_scan::AUTO_WINDOW`] of them; `last`: the stream ends with them): UTF-8 if they
-/// validate, else the chardetng guess (never an encoding whose bytes cannot be cut: UTF-8 then).
-pub(crate) fn decide_at(window: &[u8], last: bool) -> &'static Encoding {
-    let enc = linksieve_scan::detect_encoding(EncodingChoice::Auto, window, last)
-        .map_or(encoding_rs::UTF_8, |(e, _)| e);
-    if cuttable(enc) {
-        enc
-    } else {
-        encoding_rs::UTF_8
-    }
-}
-
-/// The position of the first non-ASCII byte of `b`.
-pub(crate) fn first_non_ascii(b: &[u8]) -> Option<usize> {
-    if b.is_ascii() {
-        return None;
-    }
-    b.iter().position(|c| !c.is_ascii())
-}
+pub(crate) use linksieve_scan::{
+    decides_late as defers, detect_encoding_after_ascii as decide_at, first_non_ascii,
+};
 
 /// A plain file's encoding, decided late (see the module), shared by the workers of its ranges.
 pub(super) type LateEncoding = Arc<OnceLock<&'static Encoding>>;
