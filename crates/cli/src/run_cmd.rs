@@ -493,7 +493,7 @@ fn progress_bar(
         .iter()
         .filter_map(|i| match i {
             InputSpec::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
-            InputSpec::Stdin => None,
+            InputSpec::Stdin | InputSpec::Skipped { .. } => None,
         })
         .sum();
     let bar = indicatif::ProgressBar::new(total);

@@ -30,7 +30,7 @@ pub use outlinks::{
 };
 pub use printer::{OutputFormat, tsv, write_row};
 pub use source::{
-    Compression, InputProblem, InputSpec, decompress, expand_inputs, open_file, open_input,
+    Compression, InputProblem, InputSpec, decompress, expand_inputs, open_file, open_input, skipped,
 };
 pub use stats::{InputFailure, Report, RunStats, peak_rss_bytes};
 pub use warc::{

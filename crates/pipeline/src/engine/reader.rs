@@ -81,6 +81,9 @@ impl<'a, 's> Reader<'a, 's> {
                 Ok(file) => Box::new(file),
                 Err(e) => return self.failed(name, &e),
             },
+            InputSpec::Skipped { why, .. } => {
+                return self.failed(name, &crate::source::skipped(why));
+            }
         };
         let (r, _compression) = match decompress(reader) {
             Ok(x) => x,
