@@ -208,7 +208,7 @@ fn missing_inputs_and_broken_symlinks_get_their_jsonl_row() {
 
 /// Issue #30 item 5: a directory holding a FIFO nobody writes to and a symlink to `/dev/zero`
 /// beside a normal file. The run ends, the file's keys come out, the other two are reported
-/// (a JSONL row each, in their place, and the summary) and the exit status is 1.
+/// (a JSONL row each, and the summary) and the exit status is 1.
 #[cfg(unix)]
 #[test]
 fn a_walked_directory_skips_what_is_not_a_regular_file() {

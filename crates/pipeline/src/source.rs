@@ -20,8 +20,8 @@ pub enum InputSpec {
     /// A file (directories are expanded before).
     File(PathBuf),
     /// An entry of a walked directory that is not read: not a regular file, nor a symlink to
-    /// one (a FIFO, a socket, a device). Opening it fails with `why`, so it is reported in
-    /// its place among the inputs and counted as failed.
+    /// one (a FIFO, a socket, a device). Opening it fails with `why` ([`skipped`]), so it is
+    /// reported and counted as a failed input when its turn comes.
     Skipped {
         /// The entry.
         path: PathBuf,
@@ -80,7 +80,7 @@ pub struct InputProblem {
 /// input named on the command line is read whatever it is (a FIFO, `/dev/stdin`, a process
 /// substitution); inside a walked directory only regular files and symlinks to them are read,
 /// and anything else (a FIFO that may never be written, `/dev/zero` that never ends) becomes
-/// [`InputSpec::Skipped`], reported in its place.
+/// [`InputSpec::Skipped`], reported as a failed input when its turn comes.
 ///
 /// ```
 /// let dir = std::env::temp_dir().join(format!("ls-expand-{}", std::process::id()));
