@@ -15,8 +15,9 @@ adds nothing). The layouts follow the targets (fuzz/src/*.rs):
 - scan:      one option byte (encoding, modes), one chunking byte, then the text encoded
 - pipeline:  one option byte, then about 12 KB of extraction inputs, one per line (several
              of the pipeline's 4 KiB chunks)
-- differential: the pipeline's texts, with an option byte of its own (bits 0-4), and small
-  HTML documents (HTML_SEEDS)
+- differential: the pipeline's texts, with an option byte of its own (bits 0-4) and a
+  container byte (none, or rotating through gzip, zstd, zstd with a dictionary frame, xz and
+  lzma), small HTML documents (HTML_SEEDS), and a text in each container, plain and as a WARC
 """
 
 import glob
@@ -84,12 +85,13 @@ def main():
             if len(batch) % 16 == 1:
                 # Some small inputs too, each alone.
                 counts["pipeline"] += write(dirs["pipeline"], bytes([len(batch) % 128]) + batch[-1])
-                # the differential target (its option byte: bits 0-4) gets the same texts
-                counts["differential"] += write(dirs["differential"], bytes([len(batch) % 32]) + batch[-1])
+                # the differential target (its option byte: bits 0-4; no container) gets the
+                # same texts
+                counts["differential"] += write(dirs["differential"], bytes([len(batch) % 32, 0]) + batch[-1])
             if sum(len(b) + 1 for b in batch) > 12000:
                 flag = bytes([files % 128])
                 counts["pipeline"] += write(dirs["pipeline"], flag + b"\n".join(batch))
-                counts["differential"] += write(dirs["differential"], bytes([files % 32]) + b"\n".join(batch))
+                counts["differential"] += write(dirs["differential"], bytes([files % 32, files % 8]) + b"\n".join(batch))
                 batch, files = [], files + 1
         if isinstance(r.get("input_hex"), str):
             raw = [bytes.fromhex(r["input_hex"])]
@@ -116,9 +118,19 @@ def main():
     # 2026-11-26: an unquoted href that ends in a quote, a scheme the text scan splits)
     for i, page in enumerate(HTML_SEEDS):
         for flag in (0x04, 0x06, 0x14):
-            counts["differential"] += write(dirs["differential"], bytes([flag]) + page)
+            counts["differential"] += write(dirs["differential"], bytes([flag, 0]) + page)
+    # each container (byte 1: 3 gzip, 4 zstd, 5 zstd with a dictionary frame, 6 xz, 7 lzma)
+    # around a text, a WARC of it, and a WARC with a chunked, gzip-coded payload
+    for container in range(3, 8):
+        for flag in (0x00, 0x20, 0xE0):
+            counts["differential"] += write(dirs["differential"], bytes([flag, container]) + CONTAINER_SEED)
     print(" ".join(f"{t}={c}" for t, c in counts.items()), "new seeds")
 
+
+CONTAINER_SEED = (
+    b"see http://a.example/x?q=1 and https://b.example/p/q, <http://c.example/>\n"
+    b"mailto:m@d.example www.e.example/path http://f.example/caf\xc3\xa9 end\n"
+)
 
 HTML_SEEDS = [
     b'<a href=http://www.example.com/path/">example1</a>\n',

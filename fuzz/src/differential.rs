@@ -3,8 +3,11 @@
 //! Input layout: byte 0 picks the options (bit 0 schemeless, bit 1 email, bit 2 `--html`, bit 3
 //! a separator-free input: every space and line feed becomes `,`, bit 4 CR line ends instead of
 //! LF, bit 5 the content as the HTTP payload of a WARC `response` record, bit 6 that payload in
-//! the chunked transfer coding, bit 7 in the gzip content coding); the rest is the content of
-//! the one input file, repeated until it is longer than two chunks, so that cuts fall inside it.
+//! the chunked transfer coding, bit 7 in the gzip content coding); byte 1 the container the
+//! input file is stored in (its value mod 8: 0-2 none, 3 gzip, 4 zstd in several frames, 5 the
+//! IIPC WARC-zstd layout: a dictionary frame, then frames compressed with it, 6 xz, 7 lzma);
+//! the rest is the content of the one input file, repeated until it is longer than two chunks,
+//! so that cuts fall inside it.
 //!
 //! Oracle: the keys `run` writes (1 and 2 threads, 4 KiB chunks) are exactly those of the whole
 //! input scanned in one piece by `linksieve_scan::Scanner`, each link keyed alone (with its
@@ -13,7 +16,7 @@
 //! outlinks (against `<base href>` when it has one: the file has no address) merged in document
 //! order with the links of its text, as `run` reads it (a WARC payload here is `text/plain`, so
 //! text). The oracle shares the ladder and the HTML reader with `run` but none of its chunking,
-//! workers, repeat table, reorder or sink.
+//! workers, repeat table, reorder, sink or decompression (the container is undone before it).
 
 use linksieve_iri::web_to_iri;
 use linksieve_pipeline::dedup::MemoryDedup;
@@ -38,6 +41,7 @@ fn input_path() -> &'static PathBuf {
 /// Runs the oracle and `run` on `data` and compares their keys.
 pub fn run(data: &[u8]) {
     let (flags, seed) = data.split_first().map_or((0, data), |(f, r)| (*f, r));
+    let (container, seed) = seed.split_first().map_or((0, seed), |(c, r)| (*c, r));
     if seed.is_empty() {
         return;
     }
@@ -130,7 +134,7 @@ pub fn run(data: &[u8]) {
     } else {
         content
     };
-    std::fs::write(path, &file).expect("write the input file");
+    std::fs::write(path, stored(file, container)).expect("write the input file");
     for threads in [1, 2] {
         let opts = RunOptions {
             threads,
@@ -194,4 +198,67 @@ fn warc(content: &[u8], chunked: bool, gzip: bool, chunk: usize) -> Vec<u8> {
         out.extend_from_slice(b"\r\n\r\n");
     }
     out
+}
+
+/// The input file stored in the container `container` picks (see the layout above).
+fn stored(file: Vec<u8>, container: u8) -> Vec<u8> {
+    use std::io::Write;
+    match container % 8 {
+        3 => {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            e.write_all(&file).expect("gzip");
+            e.finish().expect("gzip")
+        }
+        // frames of 1000 bytes or less, so that frame ends fall inside chunks and links
+        4 => file
+            .chunks(1000)
+            .flat_map(|c| zstd::bulk::compress(c, 1).expect("zstd"))
+            .collect(),
+        5 => {
+            // IIPC WARC-zstd 1.0: the dictionary in a skippable frame with the magic number
+            // 0x184D2A5D, then frames that need it
+            let dict = dictionary();
+            let mut out = 0x184D_2A5Du32.to_le_bytes().to_vec();
+            out.extend((dict.len() as u32).to_le_bytes());
+            out.extend_from_slice(dict);
+            let mut z = zstd::bulk::Compressor::with_dictionary(1, dict).expect("zstd");
+            for c in file.chunks(1000) {
+                out.extend(z.compress(c).expect("zstd"));
+            }
+            out
+        }
+        6 | 7 => {
+            use liblzma::stream::{LzmaOptions, Stream};
+            // preset 0: xz -6 would take 94 MB per execution to compress
+            let stream = if container % 8 == 6 {
+                    Stream::new_easy_encoder(0, liblzma::stream::Check::Crc32)
+            } else {
+                Stream::new_lzma_encoder(&LzmaOptions::new_preset(0).expect("lzma options"))
+            }
+            .expect("xz encoder");
+            let mut e = liblzma::write::XzEncoder::new_stream(Vec::new(), stream);
+            e.write_all(&file).expect("xz");
+            e.finish().expect("xz")
+        }
+        _ => file,
+    }
+}
+
+/// A zstd dictionary (RFC 8878 5) trained once on link-bearing lines.
+fn dictionary() -> &'static [u8] {
+    static DICT: OnceLock<Vec<u8>> = OnceLock::new();
+    DICT.get_or_init(|| {
+        let samples: Vec<Vec<u8>> = (0..400)
+            .map(|i| {
+                format!(
+                    "line {i}: see http://h{}.example/p/{i}?q={} and <a href=\"https://x.example/{}\">x</a>\n",
+                    i % 37,
+                    i * 7,
+                    i % 11
+                )
+                .into_bytes()
+            })
+            .collect();
+        zstd::dict::from_samples(&samples, 4096).expect("train a dictionary")
+    })
 }

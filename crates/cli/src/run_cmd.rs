@@ -582,7 +582,7 @@ fn total_size(inputs: &[InputSpec]) -> Option<u64> {
                 .ok()
                 .filter(|m| m.is_file())
                 .map(|m| m.len()),
-            InputSpec::Stdin => None,
+            InputSpec::Stdin | InputSpec::Skipped { .. } => None,
         })
         .sum()
 }

@@ -1,7 +1,8 @@
 //! Issue #18 items 3-6: how `linksieve run` opens and reports its inputs. A damaged compressed
 //! header fails the input; UTF-16 and ISO-2022-JP counts reach the summary (checked against
 //! `linksieve scan --stats`, a different path); a FIFO is opened once; a missing input or a
-//! broken symlink gets its JSONL row.
+//! broken symlink gets its JSONL row. Issue #30 item 5: a walked directory reads only regular
+//! files (and symlinks to them).
 
 mod common;
 
@@ -203,4 +204,78 @@ fn missing_inputs_and_broken_symlinks_get_their_jsonl_row() {
         "{rows:?}"
     );
     assert!(rows.iter().any(|r| r["key"] == "http://a.example/"));
+}
+
+/// Issue #30 item 5: a directory holding a FIFO nobody writes to and a symlink to `/dev/zero`
+/// beside a normal file. The run ends, the file's keys come out, the other two are reported
+/// (a JSONL row each, and the summary) and the exit status is 1.
+#[cfg(unix)]
+#[test]
+fn a_walked_directory_skips_what_is_not_a_regular_file() {
+    let d = tempdir("specials");
+    let dir = d.join("in");
+    std::fs::create_dir(&dir).unwrap();
+    let fifo = dir.join("b-fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let zero = dir.join("c-zero");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    std::fs::write(dir.join("a.txt"), "http://a.example/\n").unwrap();
+    std::fs::write(dir.join("d.txt"), "http://d.example/\n").unwrap();
+    // a symlink to a regular file is read
+    std::os::unix::fs::symlink(dir.join("d.txt"), dir.join("e-link")).unwrap();
+    let mut child = bin()
+        .args(["run", "--format", "jsonl"])
+        .arg(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("run on a directory with a FIFO and /dev/zero does not end");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let rows: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let keys: Vec<&str> = rows.iter().filter_map(|r| r["key"].as_str()).collect();
+    assert_eq!(keys, ["http://a.example/", "http://d.example/"], "{stdout}");
+    let failed: Vec<(&str, &str)> = rows
+        .iter()
+        .filter_map(|r| Some((r["input"].as_str()?, r["error"].as_str()?)))
+        .collect();
+    assert_eq!(failed.len(), 2, "{stdout}");
+    assert_eq!(failed[0].0, fifo.to_str().unwrap());
+    assert!(failed[0].1.contains("skipped: a FIFO"), "{}", failed[0].1);
+    assert_eq!(failed[1].0, zero.to_str().unwrap());
+    assert!(
+        failed[1].1.contains("skipped: a character device"),
+        "{}",
+        failed[1].1
+    );
+    assert!(stderr.contains("2 failed"), "{stderr}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// Named on the command line, a FIFO or a character device is read as it is (here
+/// `/dev/null`, which ends at once).
+#[cfg(unix)]
+#[test]
+fn an_input_named_on_the_command_line_is_read_whatever_it_is() {
+    let (code, stdout, stderr) = run_on(&["-q"], Path::new("/dev/null"));
+    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
 }

@@ -1,8 +1,8 @@
 //! `linksieve run`: the parallel streaming pipeline and its dedup sink.
 //!
 //! Bytes -> text -> spans -> parsed IRIs -> keys -> sink: a reader thread opens the inputs
-//! (files, directories, stdin; gzip, zstd and bzip2 recognised by content; WARC and WET records),
-//! cuts them into chunks and hands them to `rayon` workers that decode, scan and normalize; the
+//! (files, directories, stdin; gzip, zstd, bzip2, xz and lzma recognised by content; WARC and
+//! WET records), cuts them into chunks and hands them to `rayon` workers that decode, scan and normalize; the
 //! sink takes the results back in input order, asks the seen-set which keys are new and writes
 //! those. See [`run`].
 
@@ -30,7 +30,7 @@ pub use outlinks::{
 };
 pub use printer::{OutputFormat, tsv, write_row};
 pub use source::{
-    Compression, InputProblem, InputSpec, decompress, expand_inputs, open_file, open_input,
+    Compression, InputProblem, InputSpec, decompress, expand_inputs, open_file, open_input, skipped,
 };
 pub use stats::{InputFailure, Report, RunStats, peak_rss_bytes};
 pub use warc::{

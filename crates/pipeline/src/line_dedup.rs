@@ -124,7 +124,7 @@ struct Batch {
 }
 
 /// Writes each distinct line of `inputs` once to `out`, in the order of first occurrence
-/// (gzip, zstd and bzip2 inputs are recognised by content). A line without a final LF gets one.
+/// (compressed inputs are recognised by content, as by `run`). A line without a final LF gets one.
 /// `cancel` stops reading (SIGINT); what was read is still written. `on_failure` is told of each
 /// input that cannot be read when it happens.
 ///

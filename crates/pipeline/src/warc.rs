@@ -70,11 +70,15 @@ const MAX_HEADER_LINE: u64 = 1 << 16;
 const MAX_HTTP_HEAD: u64 = 1 << 20;
 
 /// Reads the next record header; `None` at the end of the input. Blank lines before a record
-/// (the two CRLF that end the previous one) are skipped.
+/// (the two CRLF that end the previous one) are skipped. A line that starts with a space or a
+/// tab continues the field before it (a folded header), and the fold reads as one space.
 ///
 /// ```
 /// let mut r = std::io::Cursor::new(Vec::new());
 /// assert!(linksieve_pipeline::read_warc_header(&mut r).unwrap().is_none());
+/// let mut r = std::io::Cursor::new(b"WARC/1.1\r\nContent-Type: text/plain;\r\n\tcharset=koi8-r\r\nContent-Length: 0\r\n\r\n".to_vec());
+/// let h = linksieve_pipeline::read_warc_header(&mut r).unwrap().unwrap();
+/// assert_eq!(h.content_type.as_deref(), Some("text/plain; charset=koi8-r"));
 /// ```
 pub fn read_warc_header<R: BufRead>(r: &mut R) -> Result<Option<WarcHeader>, WarcError> {
     let mut line = Vec::new();
@@ -97,7 +101,8 @@ pub fn read_warc_header<R: BufRead>(r: &mut R) -> Result<Option<WarcHeader>, War
             String::from_utf8_lossy(&line[..line.len().min(40)])
         )));
     }
-    let mut have_length = false;
+    // (lowercased name, value) of each field, a folded value unfolded
+    let mut fields: Vec<(String, String)> = Vec::new();
     loop {
         line.clear();
         let n = r.take(MAX_HEADER_LINE).read_until(b'\n', &mut line)?;
@@ -112,17 +117,35 @@ pub fn read_warc_header<R: BufRead>(r: &mut R) -> Result<Option<WarcHeader>, War
         if text.is_empty() {
             break;
         }
+        if text.starts_with([' ', '\t']) {
+            // ISO 28500 4 (the named-field grammar of RFC 2616 2.2): a line that starts with
+            // SP or HT continues the previous field's value; the fold (LWS) reads as one SP.
+            let Some((_, value)) = fields.last_mut() else {
+                return Err(WarcError::Malformed(format!(
+                    "continuation line before any field: {text:?}"
+                )));
+            };
+            let more = text.trim();
+            if !value.is_empty() && !more.is_empty() {
+                value.push(' ');
+            }
+            value.push_str(more);
+            continue;
+        }
         let Some((name, value)) = text.split_once(':') else {
             return Err(WarcError::Malformed(format!(
                 "header line without ':': {text:?}"
             )));
         };
-        let value = value.trim();
-        match name.trim().to_ascii_lowercase().as_str() {
+        fields.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+    }
+    let mut have_length = false;
+    for (name, value) in fields {
+        match name.as_str() {
             "warc-type" => h.record_type = value.to_ascii_lowercase(),
             "warc-target-uri" => h.target_uri = Some(value.trim_matches(['<', '>']).to_owned()),
-            "content-type" => h.content_type = Some(value.to_owned()),
-            "warc-truncated" => h.truncated = Some(value.to_owned()),
+            "content-type" => h.content_type = Some(value),
+            "warc-truncated" => h.truncated = Some(value),
             "content-length" => {
                 h.content_length = value
                     .parse()
@@ -211,9 +234,33 @@ impl HttpHead {
     }
 }
 
+/// The HTTP fields [`read_http_head`] reads.
+#[derive(Clone, Copy)]
+enum HeadField {
+    ContentType,
+    TransferEncoding,
+    ContentEncoding,
+}
+
+impl HeadField {
+    fn of(name: &str) -> Option<HeadField> {
+        let is = |n: &str| name.eq_ignore_ascii_case(n);
+        if is("content-type") {
+            Some(HeadField::ContentType)
+        } else if is("transfer-encoding") {
+            Some(HeadField::TransferEncoding)
+        } else if is("content-encoding") {
+            Some(HeadField::ContentEncoding)
+        } else {
+            None
+        }
+    }
+}
+
 /// Reads an HTTP response head (status line and header fields up to the empty line, RFC 9112
 /// 2.1), line by line however the reads fall, and any interim `1xx` heads before it (RFC 9110
-/// 15.2). The reader must be at `HTTP/`. A head over 1 MiB, or one the input ends inside, is an
+/// 15.2); a field folded onto a line that starts with a space or a tab (obs-fold) is unfolded.
+/// The reader must be at `HTTP/`. A head over 1 MiB, or one the input ends inside, is an
 /// error.
 ///
 /// ```
@@ -225,6 +272,8 @@ pub fn read_http_head<R: BufRead + ?Sized>(r: &mut R) -> io::Result<HttpHead> {
     let bad = |m: &str| io::Error::new(io::ErrorKind::InvalidData, format!("HTTP head: {m}"));
     let mut head = HttpHead::default();
     let mut line = Vec::new();
+    // the fields this reader needs, their folded values unfolded (the others' not kept)
+    let mut unfolded: Vec<(Option<HeadField>, String)> = Vec::new();
     loop {
         let mut first = true;
         let mut fields = HttpHead::default();
@@ -253,25 +302,39 @@ pub fn read_http_head<R: BufRead + ?Sized>(r: &mut R) -> io::Result<HttpHead> {
             if text.is_empty() {
                 break;
             }
+            if text.starts_with([' ', '\t']) {
+                // RFC 9112 5.2: an obs-fold reads as SP (continuing the previous field)
+                if let Some((Some(_), value)) = unfolded.last_mut() {
+                    value.push(' ');
+                    value.push_str(text.trim());
+                }
+                continue;
+            }
             let Some((name, value)) = text.split_once(':') else {
-                continue; // obs-fold or junk: not a field this reader needs
+                continue; // junk: not a field this reader needs
             };
+            let field = HeadField::of(name);
+            let value = field.map_or_else(String::new, |_| value.trim().to_owned());
+            unfolded.push((field, value));
+        }
+        for (field, value) in unfolded.drain(..) {
             let value = value.trim();
-            if name.eq_ignore_ascii_case("content-type") {
-                fields.content_type = Some(value.to_owned());
-            } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            match field {
+                None => {}
+                Some(HeadField::ContentType) => fields.content_type = Some(value.to_owned()),
                 // RFC 9112 6.1: chunked, when present, is the last coding
-                fields.chunked = value
-                    .rsplit(',')
-                    .next()
-                    .is_some_and(|c| c.trim().eq_ignore_ascii_case("chunked"));
-            } else if name.eq_ignore_ascii_case("content-encoding") {
-                fields.codings.extend(
+                Some(HeadField::TransferEncoding) => {
+                    fields.chunked = value
+                        .rsplit(',')
+                        .next()
+                        .is_some_and(|c| c.trim().eq_ignore_ascii_case("chunked"));
+                }
+                Some(HeadField::ContentEncoding) => fields.codings.extend(
                     value
                         .split(',')
                         .map(|c| c.trim().to_ascii_lowercase())
                         .filter(|c| !c.is_empty() && c != "identity"),
-                );
+                ),
             }
         }
         // 1xx responses other than 101 are interim: the final response follows (RFC 9110 15.2),
@@ -774,130 +837,4 @@ pub(crate) fn walk(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn chunked(parts: &[&[u8]]) -> Vec<u8> {
-        let mut v = Vec::new();
-        for p in parts {
-            v.extend_from_slice(format!("{:x};x=y\r\n", p.len()).as_bytes());
-            v.extend_from_slice(p);
-            v.extend_from_slice(b"\r\n");
-        }
-        v.extend_from_slice(b"0\r\nX-Trailer: 1\r\n\r\n");
-        v
-    }
-
-    #[test]
-    fn dechunks_across_one_byte_chunks_and_trailers() {
-        let body = chunked(&[b"a".as_slice(), b"bc", b"", b"defgh"]);
-        // the empty part above ends the body: what follows it is not data
-        let mut line = Vec::new();
-        let mut r = io::Cursor::new(body);
-        let size = Dechunk::first_size(&mut r, &mut line).unwrap().unwrap();
-        let mut d = Dechunk {
-            inner: r,
-            left: None,
-            done: false,
-            line,
-        };
-        d.start(size).unwrap();
-        let mut out = Vec::new();
-        d.read_to_end(&mut out).unwrap();
-        assert_eq!(out, b"abc");
-    }
-
-    #[test]
-    fn a_chunk_cut_short_is_an_error() {
-        let mut r = io::Cursor::new(b"5\r\nab".to_vec());
-        let mut line = Vec::new();
-        let size = Dechunk::first_size(&mut r, &mut line).unwrap().unwrap();
-        let mut d = Dechunk {
-            inner: r,
-            left: None,
-            done: false,
-            line,
-        };
-        d.start(size).unwrap();
-        let mut out = Vec::new();
-        assert_eq!(
-            d.read_to_end(&mut out).unwrap_err().kind(),
-            io::ErrorKind::UnexpectedEof
-        );
-    }
-
-    /// A response read one byte per read (every boundary falls inside the head, a chunk-size
-    /// line and the gzip header), after an interim 100 head, with zstd inside gzip inside
-    /// chunked: the payload comes out whole.
-    #[test]
-    fn payload_across_one_byte_reads() {
-        use std::io::Write;
-        let body = b"see http://a.example/x and more".repeat(50);
-        let z = zstd::encode_all(&body[..], 1).unwrap();
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(&z).unwrap();
-        let gz = gz.finish().unwrap();
-        let mut chunks = Vec::new();
-        for part in gz.chunks(5) {
-            chunks.extend_from_slice(format!("{:X}\r\n", part.len()).as_bytes());
-            chunks.extend_from_slice(part);
-            chunks.extend_from_slice(b"\r\n");
-        }
-        chunks.extend_from_slice(b"0\r\n\r\n");
-        let head = format!(
-            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nSet-Cookie: {}\r\nContent-Encoding: zstd, gzip\r\nTransfer-Encoding: chunked\r\nContent-Type: text/plain; charset=iso-8859-2\r\n\r\n",
-            "c".repeat(100_000)
-        );
-        let block = [head.as_bytes(), &chunks].concat();
-        check_one_byte_reads(&block, head.len(), &["chunked", "gzip", "zstd"], &body);
-        // the same without the transfer coding: the gzip magic number is sniffed across reads
-        let head = head.replace("Transfer-Encoding: chunked\r\n", "");
-        let block = [head.as_bytes(), &gz].concat();
-        check_one_byte_reads(&block, head.len(), &["gzip", "zstd"], &body);
-    }
-
-    fn check_one_byte_reads(block: &[u8], head: usize, want: &[&str], body: &[u8]) {
-        let mut inner = BufReader::with_capacity(1, io::Cursor::new(block.to_vec()));
-        let mut b = Block::new(&mut inner, block.len() as u64);
-        let h = WarcHeader {
-            record_type: "response".into(),
-            content_length: block.len() as u64,
-            ..WarcHeader::default()
-        };
-        let Payload::Scan {
-            head_len,
-            charset,
-            codings,
-            mut reader,
-            ..
-        } = payload(&h, &mut b, WarcRecords::Content).unwrap()
-        else {
-            panic!("scanned")
-        };
-        assert_eq!(head_len, head as u64);
-        assert_eq!(charset.unwrap().name(), "ISO-8859-2");
-        assert_eq!(codings, want);
-        let mut out = Vec::new();
-        reader.read_to_end(&mut out).unwrap();
-        assert_eq!(out, body);
-        drop(reader);
-        assert_eq!(b.left(), 0);
-    }
-
-    #[test]
-    fn chunk_size_lines() {
-        assert_eq!(chunk_size(b"1A\r\n"), Some(26));
-        assert_eq!(chunk_size(b"0;name=v\n"), Some(0));
-        assert_eq!(chunk_size(b"<html>\n"), None);
-        assert_eq!(chunk_size(b"12"), None);
-    }
-
-    #[test]
-    fn media_types() {
-        assert!(binary_media("image/png"));
-        assert!(!binary_media("image/svg+xml; charset=utf-8"));
-        assert!(binary_media("Application/Octet-Stream"));
-        assert!(!binary_media("text/html"));
-        assert!(!binary_media(""));
-    }
-}
+mod tests;

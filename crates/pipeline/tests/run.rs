@@ -412,7 +412,7 @@ fn compressed_inputs_and_directories_give_the_same_keys() {
         .into_iter()
         .map(|f| match f {
             InputSpec::File(p) => p,
-            InputSpec::Stdin => unreachable!("no stdin here"),
+            other => unreachable!("only files here: {other:?}"),
         })
         .collect();
     let (got, stats) = go(&files, &opts, &mut MemoryDedup::default());

@@ -82,6 +82,9 @@ impl<'a, 's> Reader<'a, 's> {
                 Ok(file) => Box::new(file),
                 Err(e) => return self.failed(name, &e),
             },
+            InputSpec::Skipped { why, .. } => {
+                return self.failed(name, &crate::source::skipped(why));
+            }
         };
         // progress counts the input's own bytes (compressed ones included), as its size does
         let reader = Box::new(RawProgress {
