@@ -255,6 +255,8 @@ impl Engine {
             floor: self.floor_raw.saturating_sub(y) as usize,
             opts: self.opts,
             work: 0,
+            json: false,
+            skipped_links: 0,
         };
         let hay = Hay {
             b: w,
@@ -284,7 +286,7 @@ impl Engine {
                     self.stats.hits += 1;
                 }
                 Ok(Outcome::Reject { resume }) => pos = resume.max(k + 1),
-                Ok(Outcome::TooLong { .. }) => {
+                Ok(Outcome::TooLong) => {
                     out = Some((y + k as u64, false));
                     break;
                 }

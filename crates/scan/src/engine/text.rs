@@ -173,6 +173,8 @@ impl Engine {
             floor: *floor,
             opts: *opts,
             work: 0,
+            json: false,
+            skipped_links: 0,
         };
         let hay = Hay {
             b: text.as_bytes(),
@@ -185,14 +187,14 @@ impl Engine {
         loop {
             if *skipping {
                 match find::skip_to_stop(&mut ctx, pos) {
-                    Some(i) => {
+                    Ok(i) => {
                         pos = i;
                         ctx.floor = i;
                         *floor_raw = map.src_of(base + i as u64, text, base);
                         *skipping = false;
                     }
-                    None => {
-                        pos = text.len();
+                    Err(i) => {
+                        pos = i;
                         ctx.floor = pos;
                         if eof {
                             *skipping = false;
@@ -221,10 +223,11 @@ impl Engine {
                     stats.hits += 1;
                 }
                 Ok(Outcome::Reject { resume }) => pos = resume.max(t + 1),
-                Ok(Outcome::TooLong { from }) => {
+                Ok(Outcome::TooLong) => {
+                    // one link; those it holds after its trigger are counted while skipping
                     stats.too_long += 1;
                     *skipping = true;
-                    pos = from;
+                    pos = t + 1;
                 }
                 Err(find::NeedMore) => {
                     pos = t;
@@ -235,6 +238,7 @@ impl Engine {
             }
         }
         stats.work += ctx.work;
+        stats.too_long += ctx.skipped_links;
         *floor = ctx.floor;
         *self_pos = pos;
         self.compact();

@@ -165,7 +165,7 @@ impl Ctx<'_> {
             Some(('/' | '?' | '#', _)) => {
                 let mut st = ScanState::default();
                 let e = match self.extent(i, hs, &mut st, false)? {
-                    Extent::TooLong => return Ok(Outcome::TooLong { from: hs }),
+                    Extent::TooLong => return Ok(Outcome::TooLong),
                     Extent::End(e) | Extent::Delim(e) => e,
                 };
                 let end = self.trim(i, e, &mut st);
