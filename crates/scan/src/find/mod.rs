@@ -8,7 +8,9 @@
 //! holds no `/`, so no other `://` candidate can start inside it; a rejected host run is skipped as
 //! a whole; an accepted link is never scanned again (the next candidate starts after it); a
 //! `<…>` attempt stops at the first `<`, so no two attempts share text; a candidate longer than
-//! the maximum link length is skipped up to the next whitespace or stop character.
+//! the maximum link length is skipped up to the next whitespace or stop character; the look
+//! ahead after a `,` inside a link for `scheme://` is bounded by [`SCHEME_MAX`] plus two
+//! (JSON-escaped) slashes, and a JSON escape is read once, at most 12 bytes (`json.rs`).
 
 //!
 //! One job per file: this one has the types, the character helpers and the dispatch per trigger
