@@ -126,8 +126,8 @@ fn pack(e: &[u8; 64]) -> u64 {
 
 /// The candidate mask of the 64 bytes `w[1..65]` (`w[0]` and `w[65]` are their neighbours): a
 /// compare loop that the compiler vectorizes finds the trigger bytes; for `:` alone, a second
-/// one keeps those that `/` or `\` (a JSON-escaped slash) follows, or that a letter (or a byte
-/// that may be part of a non-ASCII character) precedes and neither a space nor a `:` follows (not `12:30`, `a :`,
+/// one keeps those that `//` follows, or that a letter (or a byte that may be part of a
+/// non-ASCII character) precedes and neither a space nor a `:` follows (not `12:30`, `a :`,
 /// `Note: `, `a::b`: a cheap part of [`confirm`]); only then is a bit mask made.
 #[inline(always)]
 fn block(w: &[u8; 66], t: Triggers) -> u64 {
@@ -139,8 +139,7 @@ fn block(w: &[u8; 66], t: Triggers) -> u64 {
         }
         for k in 0..64 {
             let (p, c, n) = (w[k], w[k + 1], w[k + 2]);
-            let slash = (n == b'/') | (n == b'\\');
-            e[k] = ((c == b':') & (slash | ((p > b'@') & (n > b' ') & (n != b':')))) as u8;
+            e[k] = ((c == b':') & ((n == b'/') | ((p > b'@') & (n > b' ') & (n != b':')))) as u8;
         }
     } else {
         let (dot, at) = (t.schemeless, t.email);
@@ -188,7 +187,8 @@ fn confirm_colon(b: &[u8], i: usize) -> bool {
             return is_scheme_byte(b[i - 1]);
         }
     } else if n1 == b'\\' {
-        // a JSON-escaped slash, `\/` or `\u002F` (the finder reads the rest)
+        // a JSON-escaped slash, `\/` or `\u002F`, after a scheme that ends in a letter (the
+        // block test above keeps only those; the finder reads the rest)
         return matches!(b[i + 2], b'/' | b'u') && is_scheme_byte(b[i - 1]);
     } else if !is_opaque_start(n1) {
         return false;
@@ -282,7 +282,7 @@ mod avx2 {
         s.avx2._mm256_cmpeq_epi8(s.avx2._mm256_max_epu8(a, lo), a)
     }
 
-    /// The bits of the `:` flags `e` that a `/` or `\` follows, or that a byte from `A` up precedes
+    /// The bits of the `:` flags `e` that a `/` follows, or that a byte from `A` up precedes
     /// and a byte from `!` up other than `:` follows (`p` the bytes before, `n` after).
     #[inline(always)]
     fn keep(s: V3, e: __m256i, p: __m256i, n: __m256i) -> u32 {
@@ -294,10 +294,7 @@ mod avx2 {
                 ge(s, n, s.avx._mm256_set1_epi8(b'!' as i8)),
             ),
         );
-        let slash = y._mm256_or_si256(
-            y._mm256_cmpeq_epi8(n, s.avx._mm256_set1_epi8(b'/' as i8)),
-            y._mm256_cmpeq_epi8(n, s.avx._mm256_set1_epi8(b'\\' as i8)),
-        );
+        let slash = y._mm256_cmpeq_epi8(n, s.avx._mm256_set1_epi8(b'/' as i8));
         y._mm256_movemask_epi8(y._mm256_and_si256(e, y._mm256_or_si256(slash, word))) as u32
     }
 

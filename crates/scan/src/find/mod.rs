@@ -202,6 +202,14 @@ impl Ctx<'_> {
         }
     }
 
+    /// The text of `[s, end)` with its JSON escapes undone, when it has any.
+    #[cold]
+    fn unescaped(&self, s: usize, end: usize) -> Option<String> {
+        let raw = &self.text[s..end];
+        raw.contains('\\').then(|| json::unescape(raw))
+    }
+
+    #[inline]
     fn found(
         &self,
         s: usize,
@@ -230,8 +238,11 @@ impl Ctx<'_> {
             end
         };
         // the link text with its JSON escapes undone (`json.rs`)
-        let joined = (self.json && self.text[s..end].contains('\\'))
-            .then(|| json::unescape(&self.text[s..end]));
+        let joined = if self.json {
+            self.unescaped(s, end)
+        } else {
+            None
+        };
         Found {
             start: s,
             end,

@@ -114,26 +114,38 @@ impl Ctx<'_> {
         let angle = outer > 0 && b[outer - 1] == b'<';
         // the slashes after ':' (`//`, or JSON-escaped: `\/\/`, `\u002F\u002F`) decide
         // between `scheme://` and an opaque scheme
-        let sl = self.slashes_at(t + 1)?;
-        let slashes = sl.is_some();
+        // the common case `//` without a call; else JSON-escaped slashes (`\/\/`), or not
+        let plain = b.get(t + 1..t + 3) == Some(b"//");
+        let escaped = if plain {
+            None
+        } else {
+            self.slashes_at(t + 1)?.map(|(n, _)| n)
+        };
+        let slashes = plain || escaped.is_some();
         let check = schemes::opaque(scheme);
         if !slashes && check.is_none() {
             return Ok(None);
         }
         // (`<…>` wrappers hold links as written in text, not in JSON strings)
-        if angle && !sl.is_some_and(|(_, escaped)| escaped) {
+        if angle && escaped.is_none() {
             if let Some(f) = self.angle(s, t, slashes, prefix.is_some())? {
                 return Ok(Some(Outcome::Hit(f)));
             }
         }
         // a registered opaque scheme with `//` is read as hierarchical: `news://host/group`
         // (RFC 5538 2.1) beside `news:comp.lang`
-        let Some(check) = check.filter(|_| !slashes) else {
-            let (n, escaped) = sl.unwrap_or((2, false));
-            self.json |= escaped;
-            return self
-                .hierarchical(s, t, t + 1 + n, prefix.is_some())
-                .map(Some);
+        if slashes {
+            let a = match escaped {
+                Some(n) => {
+                    self.json = true;
+                    t + 1 + n
+                }
+                None => t + 3,
+            };
+            return self.hierarchical(s, t, a, prefix.is_some()).map(Some);
+        }
+        let Some(check) = check else {
+            return Ok(None);
         };
         self.opaque(s, t, check, prefix.is_some()).map(Some)
     }
@@ -248,7 +260,7 @@ impl Ctx<'_> {
         let scheme = &self.text[s..t];
         let raw_auth = &self.text[a..auth_end];
         // an authority with JSON escapes is checked as the text it stands for
-        let decoded = raw_auth.contains('\\').then(|| json::unescape(raw_auth));
+        let decoded = (self.json && raw_auth.contains('\\')).then(|| json::unescape(raw_auth));
         let auth = decoded.as_deref().unwrap_or(raw_auth);
         let Some(cut) = check_authority(scheme, auth, followed) else {
             return Ok(Outcome::Reject { resume: t + 1 });
