@@ -17,7 +17,8 @@ adds nothing). The layouts follow the targets (fuzz/src/*.rs):
              of the pipeline's 4 KiB chunks)
 - differential: the pipeline's texts, with an option byte of its own (bits 0-4) and a
   container byte (none, or rotating through gzip, zstd, zstd with a dictionary frame, xz and
-  lzma), small HTML documents (HTML_SEEDS), and a text in each container, plain and as a WARC
+  lzma), small HTML documents (HTML_SEEDS), JSON documents with JSON-escaped links (JSON_SEEDS,
+  also given to scan), and a text in each container, plain and as a WARC
 """
 
 import glob
@@ -124,6 +125,15 @@ def main():
     for container in range(3, 8):
         for flag in (0x00, 0x20, 0xE0):
             counts["differential"] += write(dirs["differential"], bytes([flag, container]) + CONTAINER_SEED)
+    # JSON-escaped links (issue #30 item 10): `\/`, `\u002F`, `\u0026`, surrogate pairs, escaped
+    # quotes and line breaks that end a link; plain (bit 3: separator-free, so the links of a
+    # line are joined by commas), as the payload of a WARC record (bit 5) and gzip-coded (bit 7);
+    # byte 1: no container, and one in zstd (4)
+    for i, doc in enumerate(JSON_SEEDS):
+        for flag in (0x00, 0x08, 0x20, 0xA0, 0x04):
+            for container in (0, 4):
+                counts["differential"] += write(dirs["differential"], bytes([flag, container]) + doc)
+            counts["scan"] += write(dirs["scan"], bytes([0, i % 256]) + doc)
     print(" ".join(f"{t}={c}" for t, c in counts.items()), "new seeds")
 
 
@@ -138,6 +148,14 @@ HTML_SEEDS = [
     b'<a href="http://a.example/x y">t</a> http://a.example/x <img src=HTTP://B.example:80/>\n',
     b'<a href=&quot;http://q.example/&quot;>q</a><a href="rel/ative">r</a>\n',
     b'<base href="http://base.example/d/"><a href="../up">u</a> <a href="mailto:me@x.example">m</a>\n',
+]
+
+JSON_SEEDS = [
+    b'{"url":"http:\\/\\/json.example.com\\/a","q":"http://js.example/p?q=\\u0026x=1"}\n',
+    b'{"cdn":"https:\\u002F\\u002Fcdn.example\\u002Fimg.png","e":"http:\\/\\/d.example\\/\\ud83d\\ude00"}\n',
+    b'{"html":"<a href=\\"http:\\/\\/b.example\\/c\\">x<\\/a>\\nhttp:\\/\\/c.example\\/d\\u002e"}\n',
+    b'["http:\\/\\/a.example\\/1,http:\\/\\/a.example\\/2","http:\\/\\/u@h.example:99999\\/p\\ud83d"]\n',
+    b'{"a":"HTTP:\\/\\/A.Example\\/%7e\\u00e9?x=\\u0026amp;","b":"http:\\/\\/","c":"http:\\/\\/x\\u00"}\n',
 ]
 
 

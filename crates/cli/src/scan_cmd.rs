@@ -356,6 +356,10 @@ impl<W: Write> HitPrinter<W> {
                     v["raw"] = json!(h.text);
                     v["from"] = json!("text");
                 }
+                // JSON-escaped links: the text as written
+                if let Some(raw) = h.raw.filter(|_| h.trimmed.json_escapes) {
+                    v["raw"] = json!(raw);
+                }
                 writeln!(out, "{v}")?;
             }
             ScanFormat::Tsv => {
@@ -364,7 +368,11 @@ impl<W: Write> HitPrinter<W> {
                 let mut implied = String::new();
                 let text = linksieve_pipeline::keyable(link, h.kind, &mut implied);
                 match self.keyer.key(text, h.from_legacy) {
-                    Ok(key) => linksieve_pipeline::write_row(out, None, &key, link, &provenance)?,
+                    Ok(key) => {
+                        // the original as `run` shows it: as written where JSON escapes were undone
+                        let original = h.raw.filter(|_| h.trimmed.json_escapes).unwrap_or(link);
+                        linksieve_pipeline::write_row(out, None, &key, original, &provenance)?
+                    }
                     Err(e) => {
                         self.rejected += 1;
                         eprintln!(

@@ -7,6 +7,7 @@ use crate::boundary::{Class, PAIRS, class, spaceless_script};
 
 /// The length of the link at the start of `text`: up to the first character that ends a link
 /// (whitespace, a stop character such as `"` `<` `>`, a bidi formatting character, U+200B,
+/// a `,` right before `scheme://`,
 /// typographic quotes, an unbalanced closing bracket, a private-use character outside the
 /// query, Han/Kana/Hangul text glued after an ASCII word of an all-ASCII link), then with
 /// trailing punctuation, an unbalanced `'` and opening brackets trimmed: the rules of the
@@ -21,6 +22,8 @@ use crate::boundary::{Class, PAIRS, class, spaceless_script};
 /// assert_eq!(&t[..link_end(t, false)], "http://ex.com/b");
 /// let t = "http://ex.com/w_(x)).";
 /// assert_eq!(&t[..link_end(t, false)], "http://ex.com/w_(x)");
+/// let t = "http://ex.com/1,http://ex.com/2";
+/// assert_eq!(&t[..link_end(t, false)], "http://ex.com/1");
 /// ```
 pub fn link_end(text: &str, ascii_only: bool) -> usize {
     let mut depth = [0u32; PAIRS];
@@ -41,6 +44,11 @@ pub fn link_end(text: &str, ascii_only: bool) -> usize {
         match c {
             '?' => in_query = true,
             '#' => in_query = false,
+            // links joined by commas: `,` right before `scheme://` ends a link
+            ',' if scheme_follows(&text.as_bytes()[i + 1..]) => {
+                end = i;
+                break;
+            }
             _ => {}
         }
         match class(c, ascii_only) {
@@ -75,4 +83,16 @@ pub fn link_end(text: &str, ascii_only: bool) -> usize {
         e -= c.len_utf8();
     }
     e
+}
+
+/// Whether `b` starts with `scheme://` (RFC 3986 3.1, at most 64 bytes of scheme), as the finder
+/// reads it after a `,` (`find/json.rs`, where the slashes may also be JSON-escaped; the text
+/// here is decoded).
+fn scheme_follows(b: &[u8]) -> bool {
+    let n = b
+        .iter()
+        .take(64)
+        .position(|&c| !(c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.')))
+        .unwrap_or(b.len().min(64));
+    n > 0 && b[0].is_ascii_alphabetic() && b[n..].starts_with(b"://")
 }

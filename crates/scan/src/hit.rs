@@ -81,11 +81,14 @@ pub struct Trimmed {
     pub trailing: String,
     /// The host was cut where text in another script (or a `-`) was glued to it.
     pub host_cut: bool,
+    /// The link was written with JSON string escapes (`http:\/\/host\/a`, `\u0026`), which
+    /// the link text has undone; [`Hit::raw`] is the text as written.
+    pub json_escapes: bool,
 }
 
 impl Trimmed {
     /// Short tags for what was trimmed (`angle`, `quote`, `url_prefix`, `line_breaks`,
-    /// `trailing`, `host_cut`).
+    /// `trailing`, `host_cut`, `json_escapes`).
     ///
     /// ```
     /// use linksieve_scan::{scan_bytes, ScanOptions};
@@ -99,6 +102,7 @@ impl Trimmed {
             self.line_breaks,
             !self.trailing.is_empty(),
             self.host_cut,
+            self.json_escapes,
         )
     }
 }
@@ -122,8 +126,13 @@ pub struct Hit {
     pub end: u64,
     /// 1-based line (counted by LF) where the link starts.
     pub line: u64,
-    /// The link text in UTF-8, wrappers and wrapper whitespace removed.
+    /// The link text in UTF-8, wrappers and wrapper whitespace removed, JSON string escapes
+    /// undone.
     pub text: String,
+    /// The link as written (the input between `start` and `end`, decoded to UTF-8) when `text`
+    /// differs from it: JSON string escapes undone ([`Trimmed::json_escapes`]) or whitespace
+    /// removed inside `<…>` ([`Trimmed::line_breaks`]); `None` otherwise.
+    pub raw: Option<String>,
     /// What kind of link it is.
     pub kind: LinkKind,
     /// What was trimmed.
@@ -157,8 +166,11 @@ pub struct HitRef<'a> {
     pub end: u64,
     /// 1-based line (counted by LF) where the link starts.
     pub line: u64,
-    /// The link text in UTF-8, wrappers and wrapper whitespace removed.
+    /// The link text in UTF-8, wrappers and wrapper whitespace removed, JSON string escapes
+    /// undone.
     pub text: &'a str,
+    /// The link as written when `text` differs from it (see [`Hit::raw`]).
+    pub raw: Option<&'a str>,
     /// What kind of link it is.
     pub kind: LinkKind,
     /// What was trimmed.
@@ -185,6 +197,7 @@ impl Hit {
             end: self.end,
             line: self.line,
             text: &self.text,
+            raw: self.raw.as_deref(),
             kind: self.kind,
             trimmed: TrimmedRef {
                 wrapper: self.trimmed.wrapper,
@@ -192,6 +205,7 @@ impl Hit {
                 line_breaks: self.trimmed.line_breaks,
                 trailing: &self.trimmed.trailing,
                 host_cut: self.trimmed.host_cut,
+                json_escapes: self.trimmed.json_escapes,
             },
             encoding: self.encoding,
             from_legacy: self.from_legacy,
@@ -215,6 +229,7 @@ impl HitRef<'_> {
             end: self.end,
             line: self.line,
             text: self.text.to_owned(),
+            raw: self.raw.map(str::to_owned),
             kind: self.kind,
             trimmed: Trimmed {
                 wrapper: self.trimmed.wrapper,
@@ -222,6 +237,7 @@ impl HitRef<'_> {
                 line_breaks: self.trimmed.line_breaks,
                 trailing: self.trimmed.trailing.to_owned(),
                 host_cut: self.trimmed.host_cut,
+                json_escapes: self.trimmed.json_escapes,
             },
             encoding: self.encoding,
             from_legacy: self.from_legacy,
@@ -251,6 +267,8 @@ pub struct TrimmedRef<'a> {
     pub trailing: &'a str,
     /// The host was cut where text in another script (or a `-`) was glued to it.
     pub host_cut: bool,
+    /// The link was written with JSON string escapes, which the link text has undone.
+    pub json_escapes: bool,
 }
 
 impl TrimmedRef<'_> {
@@ -267,6 +285,7 @@ impl TrimmedRef<'_> {
             self.line_breaks,
             !self.trailing.is_empty(),
             self.host_cut,
+            self.json_escapes,
         )
     }
 }
@@ -277,6 +296,7 @@ fn tags(
     line_breaks: bool,
     trailing: bool,
     host_cut: bool,
+    json_escapes: bool,
 ) -> Vec<&'static str> {
     let mut v = Vec::new();
     match wrapper {
@@ -295,6 +315,9 @@ fn tags(
     }
     if host_cut {
         v.push("host_cut");
+    }
+    if json_escapes {
+        v.push("json_escapes");
     }
     v
 }
@@ -354,6 +377,7 @@ impl Maker {
             end,
             line,
             text: link,
+            raw: f.joined.as_ref().map(|_| &text[f.start..f.end]),
             kind: f.kind,
             trimmed: TrimmedRef {
                 wrapper: f.wrapper,
@@ -361,6 +385,7 @@ impl Maker {
                 line_breaks: f.line_breaks,
                 trailing: text.get(f.end..f.trimmed_to).unwrap_or(""),
                 host_cut: f.host_cut,
+                json_escapes: f.json_escapes,
             },
             encoding: self.encoding,
             from_legacy: self.legacy,

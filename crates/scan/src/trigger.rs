@@ -186,6 +186,10 @@ fn confirm_colon(b: &[u8], i: usize) -> bool {
         if b[i + 2] == b'/' {
             return is_scheme_byte(b[i - 1]);
         }
+    } else if n1 == b'\\' {
+        // a JSON-escaped slash, `\/` or `\u002F`, after a scheme that ends in a letter (the
+        // block test above keeps only those; the finder reads the rest)
+        return matches!(b[i + 2], b'/' | b'u') && is_scheme_byte(b[i - 1]);
     } else if !is_opaque_start(n1) {
         return false;
     }
@@ -217,6 +221,12 @@ fn confirm(h: &Hay<'_>, i: usize, t: Triggers) -> bool {
                 Some(b'/') => return is_scheme_byte(prev),
                 _ => {}
             }
+        } else if n1 == b'\\' {
+            return match h.at(ii + 2) {
+                None => !h.eof,
+                Some(b'/' | b'u') => is_scheme_byte(prev),
+                _ => false,
+            };
         } else if !is_opaque_start(n1) {
             return false;
         }

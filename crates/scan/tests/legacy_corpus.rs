@@ -175,7 +175,7 @@ fn legacy_corpus() {
                 } else {
                     dec.into_owned()
                 };
-                if dec != h.text && !h.trimmed.line_breaks {
+                if dec != h.text && !h.trimmed.line_breaks && !h.trimmed.json_escapes {
                     bad.push(format!(
                         "{}: range {}..{} decodes to {:?}, link {:?}",
                         path.display(),

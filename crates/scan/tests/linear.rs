@@ -127,13 +127,36 @@ fn one_big_line_without_whitespace() {
         &all_modes(),
     );
     assert_eq!(h, 0);
-    // links glued by `,` are one candidate, too long, skipped
+    // links joined by `,`: a comma before `scheme://` ends a link (issue #30 item 10), each is
+    // found; the look ahead after each comma is bounded (a scheme is at most 64 bytes)
     let h = linear(
-        "glued links",
+        "comma-joined links",
         |n| rep("http://a.example/x,", n),
         &all_modes(),
     );
+    assert_eq!(h, N / 19);
+    let h = linear(
+        "comma-joined JSON-escaped links",
+        |n| rep(r"http:\/\/a.example\/x,", n),
+        &all_modes(),
+    );
+    assert_eq!(h, N / 22);
+    let long_scheme = format!("http://a.example/x,{}:", "s".repeat(63));
+    let h = linear(
+        "commas before long schemes",
+        |n| rep(&long_scheme, n),
+        &all_modes(),
+    );
+    assert!(h <= 1, "{h}");
+    // links glued by `;` are one candidate, too long, skipped (and counted as the links it held)
+    let h = linear(
+        "glued links",
+        |n| rep("http://a.example/x;", n),
+        &all_modes(),
+    );
     assert_eq!(h, 0);
+    let (st, _) = run(&rep("http://a.example/x;", N), &all_modes(), 4093);
+    assert_eq!(st.too_long, (N / 19) as u64);
     let h = linear(
         "quoted links",
         |n| rep("\"http://a.example/\"", n),
@@ -169,4 +192,34 @@ fn long_links_in_place() {
         let h = linear(label, |n| rep(&unit, n), &o);
         assert_eq!(h, N / unit.len(), "{label}");
     }
+}
+
+/// JSON-escaped links (issue #30 item 10): escapes are read once each, whole and in chunks, and
+/// an overlong escaped candidate is skipped in linear work.
+#[test]
+fn json_escapes() {
+    let h = linear("escaped schemes", |n| rep(r"http:\/\/", n), &all_modes());
+    assert_eq!(h, 0);
+    let h = linear(
+        "lone surrogates",
+        |n| rep(r"http:\/\/a.example\/\ud83d ", n),
+        &all_modes(),
+    );
+    assert_eq!(h, N / 27);
+    let h = linear(
+        "one long escaped link",
+        |n| {
+            let mut v = b"http:\\/\\/a.example\\/".to_vec();
+            v.extend(rep(r"\u0041\/", n));
+            v
+        },
+        &all_modes(),
+    );
+    assert_eq!(h, 0);
+    let h = linear(
+        "cut escapes",
+        |n| rep(r"http:\/\/a.example\/x\u00", n),
+        &all_modes(),
+    );
+    assert_eq!(h, N / 25);
 }

@@ -27,6 +27,7 @@ pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> Chu
             for h in hits {
                 w.link(
                     &h.text,
+                    written(h.raw.as_deref(), h.trimmed.json_escapes),
                     &h.trimmed.trailing,
                     h.kind,
                     h.from_legacy,
@@ -188,6 +189,7 @@ impl Worker<'_> {
             if h.start < until && h.start >= from {
                 self.link(
                     h.text,
+                    written(h.raw, h.trimmed.json_escapes),
                     h.trimmed.trailing,
                     h.kind,
                     h.from_legacy,
@@ -249,6 +251,7 @@ impl Worker<'_> {
         doc.in_order(&scanned.hits, opts.scan.ascii_only, |item| match item {
             DocumentItem::Text(h) => self.link(
                 &h.text,
+                written(h.raw.as_deref(), h.trimmed.json_escapes),
                 &h.trimmed.trailing,
                 h.kind,
                 legacy || h.from_legacy,
@@ -301,10 +304,13 @@ impl Worker<'_> {
         });
     }
 
-    /// Keys one link found in the text at input offset `offset`, line `line`.
+    /// Keys one link found in the text at input offset `offset`, line `line`; `written`: the
+    /// link as written where the scanner undid its JSON escapes (the row shows it).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn link(
         &mut self,
         found: &str,
+        written: Option<&str>,
         trailing: &str,
         kind: LinkKind,
         legacy: bool,
@@ -313,10 +319,11 @@ impl Worker<'_> {
     ) {
         let html = self.opts.html || self.out.document;
         let unescaped = html.then(|| unescape_link(found, trailing, self.opts.scan.ascii_only));
-        let original = unescaped.as_deref().unwrap_or(found);
+        let decoded = unescaped.as_deref().unwrap_or(found);
+        let original = written.unwrap_or(decoded);
         // the text keyed: a find without a scheme gets its implied one
         let mut implied = std::mem::take(&mut self.implied);
-        let text = keyable(original, kind, &mut implied);
+        let text = keyable(decoded, kind, &mut implied);
         self.key_link(&Found {
             original,
             text,
@@ -432,6 +439,12 @@ impl Worker<'_> {
             line,
         });
     }
+}
+
+/// The text of a link as written, for the row's `original`, where the scanner undid JSON
+/// escapes in it (the link keyed is the text with them undone).
+fn written(raw: Option<&str>, json_escapes: bool) -> Option<&str> {
+    raw.filter(|_| json_escapes)
 }
 
 /// Records the item of a link whose key was just written at `start` of the chunk's text, and

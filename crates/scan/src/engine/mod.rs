@@ -74,6 +74,9 @@ pub(crate) struct Engine {
     pub(crate) owned: std::ops::Range<u64>,
     /// where the counted overlong candidates start, when asked (`Scanner::record_overlong`)
     pub(crate) overlong_at: Option<Vec<u64>>,
+    /// the overlong candidate being skipped is counted here (it starts in `owned`), and so
+    /// are the links it holds
+    skip_counts: bool,
     /// builds the hits
     hits: Maker,
     stream: Stream,
@@ -166,6 +169,7 @@ impl Engine {
             stats,
             owned: 0..u64::MAX,
             overlong_at: None,
+            skip_counts: true,
             hits: Maker::new(enc),
             stream,
             map,

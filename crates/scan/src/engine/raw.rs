@@ -255,6 +255,8 @@ impl Engine {
             floor: self.floor_raw.saturating_sub(y) as usize,
             opts: self.opts,
             work: 0,
+            json: false,
+            skipped_links: 0,
         };
         let hay = Hay {
             b: w,

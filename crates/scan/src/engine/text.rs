@@ -159,6 +159,7 @@ impl Engine {
             pos: self_pos,
             floor,
             skipping,
+            skip_counts,
             wait_until,
             lines,
             line,
@@ -175,6 +176,8 @@ impl Engine {
             floor: *floor,
             opts: *opts,
             work: 0,
+            json: false,
+            skipped_links: 0,
         };
         let hay = Hay {
             b: text.as_bytes(),
@@ -186,15 +189,21 @@ impl Engine {
         *wait_until = 0;
         loop {
             if *skipping {
-                match find::skip_to_stop(&mut ctx, pos) {
-                    Some(i) => {
+                // the links an overlong candidate holds count where it counts
+                let held_before = ctx.skipped_links;
+                let skipped = find::skip_to_stop(&mut ctx, pos);
+                if !*skip_counts {
+                    ctx.skipped_links = held_before;
+                }
+                match skipped {
+                    Ok(i) => {
                         pos = i;
                         ctx.floor = i;
                         *floor_raw = map.src_of(base + i as u64, text, base);
                         *skipping = false;
                     }
-                    None => {
-                        pos = text.len();
+                    Err(i) => {
+                        pos = i;
                         ctx.floor = pos;
                         if eof {
                             *skipping = false;
@@ -225,16 +234,18 @@ impl Engine {
                 Ok(Outcome::Reject { resume }) => pos = resume.max(t + 1),
                 Ok(Outcome::TooLong { from }) => {
                     // counted where it starts, as a hit is kept where it starts: a chunk's
-                    // look-ahead is the next chunk's body (issue 30 item 9)
+                    // look-ahead is the next chunk's body (issue 30 item 9); counted as the
+                    // links it holds: those after its trigger while skipping (item 10)
                     let at = map.src_of(base + from as u64, text, base);
-                    if owned.contains(&at) {
+                    *skip_counts = owned.contains(&at);
+                    if *skip_counts {
                         stats.too_long += 1;
                         if let Some(v) = overlong_at {
                             v.push(at);
                         }
                     }
                     *skipping = true;
-                    pos = from;
+                    pos = t + 1;
                 }
                 Err(find::NeedMore) => {
                     pos = t;
@@ -245,6 +256,7 @@ impl Engine {
             }
         }
         stats.work += ctx.work;
+        stats.too_long += ctx.skipped_links;
         *floor = ctx.floor;
         *self_pos = pos;
         self.compact();

@@ -59,6 +59,39 @@ impl Ctx<'_> {
                 match b {
                     b'?' => st.in_query = true,
                     b'#' => st.in_query = false,
+                    // links joined by commas: `,` right before `scheme://` ends a link
+                    b',' if self.scheme_follows(i + 1)? => return Ok(Extent::End(i)),
+                    b'\\' => {
+                        // a JSON string escape (`json.rs`): the character it stands for
+                        let Some((c, n)) = self.json_escape(i)? else {
+                            return Ok(Extent::End(i));
+                        };
+                        self.work += n as u64;
+                        st.json = true;
+                        self.json = true;
+                        if authority && matches!(c, '/' | '?' | '#') {
+                            return Ok(Extent::Delim(i));
+                        }
+                        match self.cls(c) {
+                            Class::Link | Class::Trailing => {}
+                            Class::Apostrophe => st.apos += 1,
+                            Class::Open(k) => st.depth[k as usize] += 1,
+                            Class::Close(k) if st.depth[k as usize] > 0 => {
+                                st.depth[k as usize] -= 1
+                            }
+                            Class::Private if st.in_query => {}
+                            _ => return Ok(Extent::End(i)),
+                        }
+                        match c {
+                            '?' => st.in_query = true,
+                            '#' => st.in_query = false,
+                            _ => {}
+                        }
+                        // the decoded text is not ASCII-only where the escape is not
+                        st.not_ascii |= !c.is_ascii();
+                        i += n;
+                        continue;
+                    }
                     b'&' if self.opts.html => {
                         // the decoded text may hold non-ASCII characters
                         st.not_ascii = true;
@@ -153,10 +186,16 @@ impl Ctx<'_> {
         Ok(c.map(|c| (c, semi + 2)))
     }
 
-    /// Trims trailing punctuation, unbalanced apostrophes and opening brackets from `[lo, e)`.
+    /// Trims trailing punctuation, unbalanced apostrophes and opening brackets from `[lo, e)`
+    /// (written as JSON escapes too, `\u002e`).
     pub(super) fn trim(&mut self, lo: usize, mut e: usize, st: &mut ScanState) -> usize {
         while e > lo {
-            let Some((c, p)) = char_before(self.text, e) else {
+            let before = if st.json {
+                self.json_escape_before(lo, e)
+            } else {
+                None
+            };
+            let Some((c, p)) = before.or_else(|| char_before(self.text, e)) else {
                 break;
             };
             match self.cls(c) {
@@ -178,7 +217,8 @@ impl Ctx<'_> {
 }
 
 /// ASCII bytes that [`Ctx::extent`] passes over without looking further (1; else 0): link
-/// and trailing characters except `?` and `#` (they open and close the query).
+/// and trailing characters except `?` and `#` (they open and close the query) and `,` (a
+/// scheme may follow it).
 static PLAIN: [u8; 256] = plain_table(false);
 /// [`PLAIN`] inside an authority, which also ends at `/`.
 static PLAIN_AUTH: [u8; 256] = plain_table(true);
@@ -200,6 +240,7 @@ const fn plain_table(authority: bool) -> [u8; 256] {
         let plain = matches!(ascii_class(c), Class::Link | Class::Trailing)
             && c != b'?'
             && c != b'#'
+            && c != b','
             && !(authority && c == b'/');
         t[b] = plain as u8;
         b += 1;
@@ -215,6 +256,8 @@ pub(super) struct ScanState {
     /// The link has non-ASCII text before this point (so glued text of a spaceless script is
     /// taken as the link's own: `http://中国.中国/foo中国`).
     not_ascii: bool,
+    /// The link holds a JSON string escape (`json.rs`).
+    pub(super) json: bool,
 }
 
 pub(super) enum Extent {

@@ -8,7 +8,9 @@
 //! holds no `/`, so no other `://` candidate can start inside it; a rejected host run is skipped as
 //! a whole; an accepted link is never scanned again (the next candidate starts after it); a
 //! `<…>` attempt stops at the first `<`, so no two attempts share text; a candidate longer than
-//! the maximum link length is skipped up to the next whitespace or stop character.
+//! the maximum link length is skipped up to the next whitespace or stop character; the look
+//! ahead after a `,` inside a link for `scheme://` is bounded by [`SCHEME_MAX`] plus two
+//! (JSON-escaped) slashes, and a JSON escape is read once, at most 12 bytes (`json.rs`).
 
 //!
 //! One job per file: this one has the types, the character helpers and the dispatch per trigger
@@ -17,6 +19,7 @@
 //! trimming of trailing punctuation that all of them end with.
 
 mod extent;
+mod json;
 mod scheme;
 mod schemeless;
 
@@ -60,6 +63,10 @@ pub(crate) struct Ctx<'a> {
     pub opts: Opts,
     /// bytes visited (a work counter for the linear-time tests)
     pub work: u64,
+    /// the candidate being examined holds a JSON string escape (`json.rs`)
+    pub json: bool,
+    /// links inside overlong candidates that [`skip_to_stop`] passed over
+    pub skipped_links: u64,
 }
 
 /// A link found, as offsets into the window.
@@ -76,6 +83,8 @@ pub(crate) struct Found {
     /// end of the trailing punctuation that was trimmed (`== end` when none)
     pub trimmed_to: usize,
     pub host_cut: bool,
+    /// the link was written with JSON string escapes, undone in `joined`
+    pub json_escapes: bool,
     /// where scanning resumes (after a closing `>` or at `end`)
     pub resume: usize,
 }
@@ -84,27 +93,57 @@ pub(crate) struct Found {
 #[derive(Debug)]
 pub(crate) enum Outcome {
     Hit(Found),
-    Reject { resume: usize },
-    TooLong { from: usize },
+    Reject {
+        resume: usize,
+    },
+    /// A candidate longer than the maximum link length, starting at `from` (skipped from after
+    /// its trigger).
+    TooLong {
+        from: usize,
+    },
 }
 
-/// Skip mode after a too-long candidate: the first whitespace or stop character at or after
-/// `from`, if the text has one.
-pub(crate) fn skip_to_stop(ctx: &mut Ctx<'_>, from: usize) -> Option<usize> {
+/// Skip mode after a too-long candidate (from `from`, after its trigger): `Ok` the first
+/// whitespace or stop character at or after `from`; `Err(p)` when the text ends first (skipping
+/// goes on from `p` when more comes). Each `scheme://` passed over (the slashes as written in
+/// JSON too) adds one to [`Ctx::skipped_links`]: the overlong candidate is counted as the links
+/// it held.
+pub(crate) fn skip_to_stop(ctx: &mut Ctx<'_>, from: usize) -> Result<usize, usize> {
     let t = ctx.text;
+    let b = t.as_bytes();
     let mut i = from;
     while i < t.len() {
         let (c, n) = char_at(t, i);
         ctx.work += n as u64;
+        if c == ':' && i > 0 && b[i - 1].is_ascii_alphanumeric() {
+            match ctx.slashes_at(i + 1) {
+                Ok(Some(_)) => ctx.skipped_links += 1,
+                Ok(None) => {}
+                // decided when more text comes
+                Err(NeedMore) => return Err(i),
+            }
+        }
+        if c == '\\' {
+            // a JSON escape of a character that may stand in a link does not end the candidate
+            match ctx.json_escape(i) {
+                Ok(Some((d, m))) if !matches!(ctx.cls(d), Class::Space { .. } | Class::Stop) => {
+                    ctx.work += m as u64;
+                    i += m;
+                    continue;
+                }
+                Ok(_) => {}
+                Err(NeedMore) => return Err(i),
+            }
+        }
         if matches!(
             class(c, ctx.opts.ascii_only),
             Class::Space { .. } | Class::Stop
         ) {
-            return Some(i);
+            return Ok(i);
         }
         i += n;
     }
-    None
+    Err(i)
 }
 
 #[inline]
@@ -158,6 +197,7 @@ impl Ctx<'_> {
 
     /// Examines the trigger at `t`.
     pub(crate) fn examine(&mut self, t: usize) -> R<Outcome> {
+        self.json = false;
         match self.text.as_bytes()[t] {
             b':' => self.colon(t),
             b'.' => self.dot(t),
@@ -165,6 +205,14 @@ impl Ctx<'_> {
         }
     }
 
+    /// The text of `[s, end)` with its JSON escapes undone, when it has any.
+    #[cold]
+    fn unescaped(&self, s: usize, end: usize) -> Option<String> {
+        let raw = &self.text[s..end];
+        raw.contains('\\').then(|| json::unescape(raw))
+    }
+
+    #[inline]
     fn found(
         &self,
         s: usize,
@@ -192,10 +240,17 @@ impl Ctx<'_> {
         } else {
             end
         };
+        // the link text with its JSON escapes undone (`json.rs`)
+        let joined = if self.json {
+            self.unescaped(s, end)
+        } else {
+            None
+        };
         Found {
             start: s,
             end,
-            joined: None,
+            json_escapes: joined.is_some(),
+            joined,
             kind,
             wrapper,
             url_prefix,

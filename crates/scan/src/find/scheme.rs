@@ -3,7 +3,7 @@
 //! whitespace inside (RFC 3986 appendix C).
 
 use super::extent::{Extent, ScanState};
-use super::{Ctx, Found, NeedMore, Outcome, R, SCHEME_MAX};
+use super::{Ctx, Found, NeedMore, Outcome, R, SCHEME_MAX, json};
 use crate::boundary::Class;
 use crate::host::{self, HostCut};
 use crate::schemes::{self, OPAQUE_CHECK_WINDOW, OpaqueCheck};
@@ -19,7 +19,8 @@ impl Ctx<'_> {
             if next.is_none() && !self.eof {
                 return Err(NeedMore);
             }
-            let slash = next == Some(b'/');
+            // `/`, or `\` of a JSON-escaped slash (`http:\/\/`)
+            let slash = matches!(next, Some(b'/' | b'\\'));
             if !slash {
                 let opaque_start = match next {
                     Some(c) => {
@@ -111,25 +112,40 @@ impl Ctx<'_> {
         let prefix = self.url_prefix(s);
         let outer = prefix.unwrap_or(s);
         let angle = outer > 0 && b[outer - 1] == b'<';
-        // two bytes after ':' decide between `scheme://` and an opaque scheme
-        let after = &b[t + 1..(t + 3).min(b.len())];
-        if after.len() < 2 && !self.eof && b"//".starts_with(after) {
-            return Err(NeedMore);
-        }
-        let slashes = after == b"//";
+        // the slashes after ':' (`//`, or JSON-escaped: `\/\/`, `\u002F\u002F`) decide
+        // between `scheme://` and an opaque scheme
+        // the common case `//` without a call; else JSON-escaped slashes (`\/\/`), or not
+        let plain = b.get(t + 1..t + 3) == Some(b"//");
+        let escaped = if plain {
+            None
+        } else {
+            self.slashes_at(t + 1)?.map(|(n, _)| n)
+        };
+        let slashes = plain || escaped.is_some();
         let check = schemes::opaque(scheme);
         if !slashes && check.is_none() {
             return Ok(None);
         }
-        if angle {
+        // (`<…>` wrappers hold links as written in text, not in JSON strings)
+        if angle && escaped.is_none() {
             if let Some(f) = self.angle(s, t, slashes, prefix.is_some())? {
                 return Ok(Some(Outcome::Hit(f)));
             }
         }
         // a registered opaque scheme with `//` is read as hierarchical: `news://host/group`
         // (RFC 5538 2.1) beside `news:comp.lang`
-        let Some(check) = check.filter(|_| !slashes) else {
-            return self.hierarchical(s, t, prefix.is_some()).map(Some);
+        if slashes {
+            let a = match escaped {
+                Some(n) => {
+                    self.json = true;
+                    t + 1 + n
+                }
+                None => t + 3,
+            };
+            return self.hierarchical(s, t, a, prefix.is_some()).map(Some);
+        }
+        let Some(check) = check else {
+            return Ok(None);
         };
         self.opaque(s, t, check, prefix.is_some()).map(Some)
     }
@@ -222,25 +238,38 @@ impl Ctx<'_> {
             line_breaks: removed,
             trimmed_to: close,
             host_cut: false,
+            json_escapes: false,
             resume: close + 1,
         }))
     }
 
-    /// `scheme://authority path`.
-    fn hierarchical(&mut self, s: usize, t: usize, url_prefix: bool) -> R<Outcome> {
-        let a = t + 3;
+    /// `scheme://authority path`; the authority starts at `a`.
+    fn hierarchical(&mut self, s: usize, t: usize, a: usize, url_prefix: bool) -> R<Outcome> {
         let mut st = ScanState::default();
+        st.json = self.json;
         let (auth_end, more, scanned) = match self.extent(a, s, &mut st, true)? {
             Extent::TooLong => return Ok(Outcome::TooLong { from: s }),
             Extent::Delim(p) => (p, true, p),
             Extent::End(e) => (self.trim(a, e, &mut st), false, e),
         };
-        let followed = more && self.text.as_bytes()[auth_end] == b'/';
+        let b = self.text.as_bytes();
+        let followed = more
+            && (b[auth_end] == b'/'
+                || b[auth_end] == b'\\'
+                    && matches!(self.json_escape(auth_end), Ok(Some(('/', _)))));
         let scheme = &self.text[s..t];
-        let Some(cut) = check_authority(scheme, &self.text[a..auth_end], followed) else {
+        let raw_auth = &self.text[a..auth_end];
+        // an authority with JSON escapes is checked as the text it stands for
+        let decoded = (self.json && raw_auth.contains('\\')).then(|| json::unescape(raw_auth));
+        let auth = decoded.as_deref().unwrap_or(raw_auth);
+        let Some(cut) = check_authority(scheme, auth, followed) else {
             return Ok(Outcome::Reject { resume: t + 1 });
         };
         if let Some(n) = cut {
+            let n = match &decoded {
+                Some(_) => json::raw_offset(raw_auth, n),
+                None => n,
+            };
             let end = a + n;
             return Ok(Outcome::Hit(self.found(
                 s,
@@ -383,11 +412,10 @@ fn check_authority(scheme: &str, auth: &str, followed: bool) -> Option<Option<us
             None => (Some(hostport), None),
         }
     };
+    // RFC 3986 3.2.3: port = *DIGIT, of any value (`linksieve parse` reads it so); whether a
+    // port above 65535 has a key is the keying stage's to decide (a counted rejection there)
     if let Some(p) = port {
-        if p.len() > 5
-            || !p.bytes().all(|b| b.is_ascii_digit())
-            || p.parse::<u32>().unwrap_or(0) > 65535
-        {
+        if !p.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
     }
