@@ -12,23 +12,8 @@ mod common;
 use common::tempdir;
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-/// `linksieve run ARGS PATHS`: exit status, stdout, stderr.
-fn run(args: &[&str], paths: &[&Path]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_linksieve"))
-        .arg("run")
-        .args(args)
-        .args(paths)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::run_paths as run;
 
 /// The keys of a plain input, which must come out (exit 0) of its compressed forms too.
 fn keys_of(path: &Path) -> String {

@@ -15,18 +15,7 @@ fn bin() -> Command {
 }
 
 fn run_on(args: &[&str], path: &Path) -> (i32, String, String) {
-    let out = bin()
-        .arg("run")
-        .args(args)
-        .arg(path)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::run_paths(args, &[path])
 }
 
 #[test]
@@ -134,8 +123,7 @@ fn utf16_and_iso2022jp_counts_reach_the_summary() {
 fn a_fifo_is_opened_once() {
     let d = tempdir("fifo");
     let f = d.join("f");
-    let ok = Command::new("mkfifo").arg(&f).status().unwrap().success();
-    assert!(ok, "mkfifo");
+    common::mkfifo(&f);
     let writer = {
         let f = f.clone();
         std::thread::spawn(move || {
@@ -216,13 +204,7 @@ fn a_walked_directory_skips_what_is_not_a_regular_file() {
     let dir = d.join("in");
     std::fs::create_dir(&dir).unwrap();
     let fifo = dir.join("b-fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    common::mkfifo(&fifo);
     let zero = dir.join("c-zero");
     std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
     std::fs::write(dir.join("a.txt"), "http://a.example/\n").unwrap();

@@ -138,13 +138,7 @@ fn out_and_stats_write_only_regular_files() {
     let input = d.join("in.txt");
     std::fs::write(&input, "http://a.example/\n").unwrap();
     let fifo = d.join("fifo");
-    assert!(
-        Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    common::mkfifo(&fifo);
     let link = d.join("stdout");
     std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
     let to_file = d.join("to-file");

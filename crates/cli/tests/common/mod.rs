@@ -44,3 +44,25 @@ pub fn tempdir(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&d).expect("temp dir");
     d
 }
+
+/// `linksieve run ARGS PATHS` with no standard input: exit status, stdout, stderr.
+pub fn run_paths(args: &[&str], paths: &[&std::path::Path]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_linksieve"))
+        .arg("run")
+        .args(args)
+        .args(paths)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run linksieve");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Makes a FIFO at `path` (`mkfifo`).
+pub fn mkfifo(path: &std::path::Path) {
+    let made = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
