@@ -1,11 +1,6 @@
 #!/usr/bin/env bash
 # The main job against what users run today, in one run, on >= 300 MB inputs built from the real
-# corpora (testdata/corpora/data and the output of scripts/fetch-corpora.sh):
-#
-#   linux-doc-x8.txt   8 copies of linux-doc.txt (UTF-8 prose, sparse links)      ~340 MB
-#   apache-x150.log    150 copies of apache_logs.log (dense log)                  ~355 MB
-#   urls-x140-shuf.txt kasztp URL list x140, `#N` (N = copy mod 20) appended, shuffled
-#                      (6.7 M lines, 0.96 M distinct)                             ~324 MB
+# corpora (scripts/bench-inputs.sh: linux-doc-x8.txt, apache-x150.log, urls-x140-shuf.txt).
 #
 # Compared: `linksieve run` (scan + normalize at the scheme rung + dedup), with 1 and 2 threads;
 # `rg -o -a URL_REGEX | sort -u` (finds, no normalization); the linkify + url crate + HashSet
@@ -19,30 +14,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-3}"
-data="$PWD/testdata/corpora/data"
-corpora="${LINKSIEVE_CORPORA:-$PWD/target/corpora}"
 out="$PWD/target/bench-run"
 mkdir -p "$out"
 export LC_ALL=C
 
-if [ ! -e "$corpora/.done/linux-doc" ]; then
-    apt-cache policy linux-source-6.1 2>/dev/null | grep -q Candidate || apt-get update -qq >&2
-    scripts/fetch-corpora.sh "$corpora"
-fi
+scripts/bench-inputs.sh "$out"
 command -v rg >/dev/null 2>&1 || (apt-get install -y -qq ripgrep >&2) || cargo install --locked ripgrep >&2
 command -v huniq >/dev/null 2>&1 || cargo install --locked huniq >&2
 [ -x /usr/bin/time ] || apt-get install -y -qq time >&2
-
-if [ ! -s "$out/linux-doc-x8.txt" ]; then
-    for _ in 1 2 3 4 5 6 7 8; do cat "$corpora/linux-doc.txt"; done > "$out/linux-doc-x8.txt"
-fi
-if [ ! -s "$out/apache-x150.log" ]; then
-    for _ in $(seq 150); do cat "$data/apache_logs.log"; done > "$out/apache-x150.log"
-fi
-if [ ! -s "$out/urls-x140-shuf.txt" ]; then
-    for i in $(seq 140); do sed "1s/^\xEF\xBB\xBF//; s|\$|#$((i % 20))|" "$data/url-list-kasztp.txt"; done \
-        | shuf --random-source=<(yes) > "$out/urls-x140-shuf.txt"
-fi
 
 cargo build --release -q -p linksieve-cli
 cargo build --release -q -p linksieve-benches --bin run_linkify_url

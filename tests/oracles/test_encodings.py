@@ -46,6 +46,9 @@ def test_links_after_an_ascii_start_are_decoded_whole(
                     f, check_status=0)
             assert p.stdout.splitlines() == urls, (chunk, j, p.stdout[-500:])
             assert any(f"encodings: {e} x1" in p.stderr for e in ENCODING[codec]), p.stderr
+    # `scan` (the streaming scanner): every occurrence, as written
+    p = run("scan", f, check_status=0)
+    assert p.stdout.splitlines() == urls * 3, p.stdout[-500:]
 
 
 # the WHATWG names the detector may give (KOI8-U reads Russian letters as KOI8-R does; a

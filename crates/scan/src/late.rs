@@ -70,12 +70,14 @@ pub fn first_non_ascii(b: &[u8]) -> Option<usize> {
 
 /// The Scanner's state while the decision waits: the ASCII bytes after the last clean cut
 /// (held back so that the scan can go on in another encoding from that cut), where they start,
-/// and the lines before them.
+/// and the lines before them; `gathering`: a non-ASCII byte was met, and `held` gathers the
+/// 64 KiB after it to decide on.
 #[derive(Debug, Default)]
 pub(crate) struct Late {
     pub(crate) held: Vec<u8>,
     pub(crate) held_at: u64,
     pub(crate) lines: u64,
+    pub(crate) gathering: bool,
 }
 
 /// The most ASCII bytes held back after the last clean cut: past it (a token longer than twice

@@ -461,63 +461,103 @@ impl Scanner {
     /// finishes the ASCII engine at the clean cut before that byte and starts the engine of the
     /// decided encoding there.
     fn late_feed(&mut self, chunk: &[u8], last: bool, sink: &mut Sink<'_>) {
-        let (Some(late), Some(eng)) = (self.late.as_mut(), self.eng.as_mut()) else {
+        let Some(late) = self.late.as_mut() else {
             return;
         };
-        late.held.extend_from_slice(chunk);
-        let held = std::mem::take(&mut late.held);
-        let lf = |b: &[u8]| {
-            if self.opts.lines {
-                memchr::memchr_iter(b'\n', b).count() as u64
-            } else {
-                0
-            }
+        let at_byte = if late.gathering {
+            None
+        } else {
+            first_non_ascii(chunk)
         };
-        let Some(p) = first_non_ascii(&held) else {
-            // ASCII: scanned to the last clean cut (all of it at the end, or past the hold)
-            let mut q = clean_cut(&held);
-            if last || held.len() - q > hold_max(self.opts.max_link_len) {
-                q = held.len();
+        // a non-ASCII byte too near the end for its window: the window is gathered (once)
+        if late.gathering || at_byte.is_some_and(|p| chunk.len() - p < AUTO_WINDOW && !last) {
+            late.gathering = true;
+            late.held.extend_from_slice(chunk);
+            let held = std::mem::take(&mut late.held);
+            let p = first_non_ascii(&held).unwrap_or(held.len());
+            if held.len() - p < AUTO_WINDOW && !last {
+                late.held = held;
+                return;
             }
-            eng.feed(&held[..q], sink);
-            late.lines += lf(&held[..q]);
-            late.held_at += q as u64;
+            let end = held.len().min(p + AUTO_WINDOW);
+            let enc = detect_encoding_after_ascii(&held[p..end], last && end == held.len());
+            let q = clean_cut(&held[..p]);
+            return self.switch(enc, [&held[..q], &[]], [&held[q..], &[]], sink);
+        }
+        let Some(eng) = self.eng.as_mut() else {
+            return;
+        };
+        let mut held = std::mem::take(&mut late.held);
+        let Some(p) = at_byte else {
+            // ASCII: scanned to the last clean cut (all of it at the end, or past the hold);
+            // what follows the cut is held (a part of a line, copied)
+            let mut c = clean_cut(chunk);
+            if last || (c == 0 && held.len() + chunk.len() > hold_max(self.opts.max_link_len)) {
+                c = chunk.len();
+            }
+            if c == 0 {
+                held.extend_from_slice(chunk);
+            } else {
+                for b in [&held[..], &chunk[..c]] {
+                    eng.feed(b, sink);
+                    late.lines += lf(self.opts.lines, b);
+                    late.held_at += b.len() as u64;
+                }
+                held.clear();
+                held.extend_from_slice(&chunk[c..]);
+            }
             late.held = held;
-            late.held.drain(..q);
             if last {
                 self.late = None;
             }
             return;
         };
-        if held.len() - p < AUTO_WINDOW && !last {
-            late.held = held;
-            return;
+        let end = chunk.len().min(p + AUTO_WINDOW);
+        let enc = detect_encoding_after_ascii(&chunk[p..end], last && end == chunk.len());
+        match clean_cut(&chunk[..p]) {
+            0 => self.switch(enc, [&[], &[]], [&held, chunk], sink),
+            c => self.switch(enc, [&held, &chunk[..c]], [&chunk[c..], &[]], sink),
         }
-        let end = held.len().min(p + AUTO_WINDOW);
-        let enc = detect_encoding_after_ascii(&held[p..end], last && end == held.len());
-        let q = clean_cut(&held[..p]);
-        eng.feed(&held[..q], sink);
+    }
+
+    /// The late decision taken: the ASCII engine reads `before` (ASCII up to a clean cut) and
+    /// finishes; the engine of `enc` starts at that cut and reads `after`, its lines counted
+    /// after those before it.
+    fn switch(
+        &mut self,
+        enc: &'static Encoding,
+        before: [&[u8]; 2],
+        after: [&[u8]; 2],
+        sink: &mut Sink<'_>,
+    ) {
+        let (Some(eng), Some(late)) = (self.eng.as_mut(), self.late.take()) else {
+            return;
+        };
+        let (mut at, mut lines) = (late.held_at, late.lines);
+        for b in before {
+            eng.feed(b, sink);
+            lines += lf(self.opts.lines, b);
+            at += b.len() as u64;
+        }
         eng.finish(sink);
-        let Late { held_at, lines, .. } = self.late.take().unwrap_or_default();
-        let lines = lines + lf(&held[..q]);
         let mut stats = eng.stats;
         self.skipped_before += stats.skipped_bytes;
         stats.skipped_bytes = 0;
-        // the engine of the decided encoding, from the clean cut on, its lines after those
-        let at = held_at + q as u64;
         let mut next = Engine::new(enc, at as usize, &self.opts, stats);
         next.owned = self.owned.clone();
         if self.record {
             next.overlong_at = eng.overlong_at.take();
         }
         self.line_base += lines;
-        let (on, base) = (self.opts.lines, lines);
-        next.feed(&held[q..], &mut |mut h: HitRef<'_>| {
-            if on {
-                h.line += base;
-            }
-            sink(h)
-        });
+        let on = self.opts.lines;
+        for b in after {
+            next.feed(b, &mut |mut h: HitRef<'_>| {
+                if on {
+                    h.line += lines;
+                }
+                sink(h)
+            });
+        }
         self.eng = Some(next);
     }
 
@@ -532,5 +572,14 @@ impl Scanner {
         }
         eng.feed(&first[bom..], sink);
         self.eng = Some(eng);
+    }
+}
+
+/// The line feeds in `b`, when lines are counted.
+fn lf(on: bool, b: &[u8]) -> u64 {
+    if on {
+        memchr::memchr_iter(b'\n', b).count() as u64
+    } else {
+        0
     }
 }

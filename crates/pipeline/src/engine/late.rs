@@ -32,8 +32,9 @@ pub(super) enum RangeEncoding {
 }
 
 impl RangeEncoding {
-    /// The encoding for a range whose bytes (with its cut windows and look-ahead) are `b`: an
-    /// ASCII range of a late file reads as UTF-8 (the same in every encoding), another decides.
+    /// The encoding for a range whose bytes (with its cut windows and look-ahead) are `b`, and
+    /// whether they are known to be ASCII: an ASCII range of a late file reads as UTF-8 (the
+    /// same in every encoding, and with nothing malformed), another decides.
     #[cfg(unix)]
     pub(super) fn resolve(
         &self,
@@ -41,11 +42,13 @@ impl RangeEncoding {
         file: &std::fs::File,
         start: u64,
         len: u64,
-    ) -> &'static Encoding {
+    ) -> (&'static Encoding, bool) {
         match self {
-            RangeEncoding::Known(e) => e,
-            RangeEncoding::Late(_) if b.is_ascii() => encoding_rs::UTF_8,
-            RangeEncoding::Late(cell) => cell.get_or_init(|| decide_file(file, start, len)),
+            RangeEncoding::Known(e) => (e, false),
+            RangeEncoding::Late(_) if b.is_ascii() => (encoding_rs::UTF_8, true),
+            RangeEncoding::Late(cell) => {
+                (cell.get_or_init(|| decide_file(file, start, len)), false)
+            }
         }
     }
 }

@@ -25,6 +25,8 @@ pub(super) fn pread_full(file: &std::fs::File, buf: &mut [u8], at: u64) -> io::R
 #[cfg(unix)]
 pub(super) struct RangeChunk {
     pub(super) encoding: &'static Encoding,
+    /// The bytes are known to be ASCII (nothing malformed to count).
+    pub(super) ascii: bool,
     pub(super) from: usize,
     pub(super) to: usize,
     pub(super) body: usize,
@@ -83,7 +85,7 @@ pub(super) fn read_range(
     let opened = len;
     let len = len.min(from + got as u64);
     // the encoding before the cuts: a late file's ASCII ranges are cut and read as UTF-8
-    let encoding = encoding.resolve(buf, file, start, opened);
+    let (encoding, ascii) = encoding.resolve(buf, file, start, opened);
     // the cut at a nominal boundary `b` (after `start`): in the window before it
     let cut = |b: u64| -> (u64, bool) {
         let lo = b - window;
@@ -94,6 +96,7 @@ pub(super) fn read_range(
     let (c1, clean1) = if next == len { (len, true) } else { cut(next) };
     Ok(RangeChunk {
         encoding,
+        ascii,
         from: (c0 - from) as usize,
         to: ((c1 + if clean1 { tail } else { 2 * tail }).min(len) - from) as usize,
         body: (c1 - c0) as usize,

@@ -18,6 +18,7 @@ pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> Chu
         repeats: REPEATS.take(),
         climb: Climb::default(),
         implied: String::new(),
+        ascii: false,
     };
     match job {
         Job::Hits { meta, hits, offset } => {
@@ -76,13 +77,16 @@ pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> Chu
             w.out.stream_start = k == 0;
             let mut buf = free.1.try_recv().unwrap_or_default();
             match read_range(&file, start, len, k, &encoding, opts, &mut buf) {
-                Ok(r) => w.scan(
-                    &buf[r.from..r.to],
-                    r.body,
-                    r.offset,
-                    r.encoding,
-                    (r.mid_token, r.next_mid_token),
-                ),
+                Ok(r) => {
+                    w.ascii = r.ascii;
+                    w.scan(
+                        &buf[r.from..r.to],
+                        r.body,
+                        r.offset,
+                        r.encoding,
+                        (r.mid_token, r.next_mid_token),
+                    )
+                }
                 Err(e) => {
                     w.out.failed = Some(InputFailure {
                         input: meta.input.clone(),
@@ -138,6 +142,8 @@ pub(super) struct Worker<'a> {
     pub(super) climb: Climb,
     /// A find without a scheme, with its implied one (`keyer::keyable`).
     pub(super) implied: String,
+    /// The chunk is known to be ASCII (a late file's ASCII range): nothing malformed in it.
+    pub(super) ascii: bool,
 }
 
 impl Worker<'_> {
@@ -158,6 +164,7 @@ impl Worker<'_> {
         // and validated on its own for the count of malformed sequences; other encodings are
         // decoded whole, which counts them.
         let utf8 = encoding == encoding_rs::UTF_8;
+        let ascii = self.ascii;
         let mut scanner = Scanner::new(&ScanOptions {
             encoding: EncodingChoice::Exact(encoding),
             decode_all: !utf8,
@@ -200,7 +207,9 @@ impl Worker<'_> {
         };
         // Malformed sequences of the body only: the look-ahead is the next chunk's body.
         let _ = scanner.feed_with(&bytes[..body], &mut take);
-        let malformed = if utf8 {
+        let malformed = if ascii {
+            0
+        } else if utf8 {
             malformed_utf8(&bytes[..body])
         } else {
             scanner.stats().malformed_sequences
