@@ -602,7 +602,7 @@ fn progress_bar(
     let (bar, template) = match total {
         Some(t) => (
             indicatif::ProgressBar::new(t),
-            "{spinner} [{bar:30}] {percent:>3}% {bytes}/{total_bytes} {bytes_per_sec} {elapsed_precise} (left {eta})",
+            "{spinner} {percent:>3}% {bytes}/{total_bytes} {bytes_per_sec} {elapsed} left {eta} [{wide_bar}]",
         ),
         None => (
             indicatif::ProgressBar::no_length(),
