@@ -482,3 +482,67 @@ fn a_legacy_link_after_an_ascii_start_is_decoded_whole() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), want);
 }
+
+/// Two runs that create one new `--seen` store at the same moment (two cron jobs, two shards):
+/// each key a run wrote and exited 0 with is in the store afterwards, so a later run writes none
+/// of them again. (The store was made beside its name and renamed into place: the second rename
+/// replaced the first run's store under it, and its 2,000 keys vanished, 5 tries of 5.)
+#[test]
+fn two_runs_creating_one_store_at_once_lose_no_key() {
+    let d = tempdir("create-race");
+    let inputs: Vec<PathBuf> = (0..2)
+        .map(|r| {
+            let p = d.join(format!("in{r}.txt"));
+            let text: String = (0..2000)
+                .map(|i| format!("http://r{r}.example/{i}\n"))
+                .collect();
+            std::fs::write(&p, text).unwrap();
+            p
+        })
+        .collect();
+    for attempt in 0..5 {
+        let store = d.join(format!("seen{attempt}.redb"));
+        let children: Vec<Child> = inputs
+            .iter()
+            .map(|i| {
+                bin()
+                    .args(["run", "-q", "--seen"])
+                    .arg(&store)
+                    .arg(i)
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let outs: Vec<Output> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect();
+        let mut done = Vec::new();
+        for (o, i) in outs.iter().zip(&inputs) {
+            match o.status.code() {
+                Some(0) => {
+                    assert_eq!(o.stdout.iter().filter(|&&b| b == b'\n').count(), 2000);
+                    done.push(i.clone());
+                }
+                // the other run holds the store: refused, nothing written
+                Some(4) => assert!(o.stdout.is_empty(), "{o:?}"),
+                _ => panic!("attempt {attempt}: {o:?}"),
+            }
+        }
+        assert!(!done.is_empty(), "attempt {attempt}: {outs:?}");
+        let again = bin()
+            .args(["run", "-q", "--seen"])
+            .arg(&store)
+            .args(&done)
+            .output()
+            .unwrap();
+        assert_eq!(again.status.code(), Some(0), "{again:?}");
+        let again = again.stdout.iter().filter(|&&b| b == b'\n').count();
+        assert_eq!(
+            again, 0,
+            "attempt {attempt}: keys of a finished run written again"
+        );
+    }
+}

@@ -266,11 +266,29 @@ impl PersistentSet {
                 .unwrap_or_default();
             let tmp = path.with_file_name(format!(".{name}.creating-{}", std::process::id()));
             drop(Database::builder().create(&tmp).ctx(&tmp)?);
-            std::fs::rename(&tmp, &path).map_err(|e| DedupError::Io {
-                op: "create seen store",
-                path: path.clone(),
-                source: e,
-            })?;
+            // Put in place only if nothing is there yet (a hard link fails on an existing name:
+            // exclusive, unlike a rename): of two processes that create one store at once, one
+            // makes it and the other opens that one (or finds it locked), never replaces it
+            // under the first, whose keys would go to a file no longer in the folder.
+            // A file system without hard links gets the rename (not exclusive there).
+            let placed = match std::fs::hard_link(&tmp, &path) {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                    std::fs::rename(&tmp, &path)
+                }
+                linked => linked,
+            };
+            let _ = std::fs::remove_file(&tmp);
+            match placed {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => {
+                    return Err(DedupError::Io {
+                        op: "create seen store",
+                        path: path.clone(),
+                        source: e,
+                    });
+                }
+            }
         }
         let (db, opened) = guarded(&path, "opening it", || {
             let db = Database::builder()
