@@ -47,7 +47,7 @@ impl BloomBits {
     }
 
     /// [`with_blocks`](BloomBits::with_blocks) that returns an error, instead of aborting the
-    /// process, when the memory cannot be had ([`DedupError::OutOfMemory`]). The blocks are
+    /// process, when the memory cannot be had ([`DedupError::OutOfMemory`](crate::DedupError::OutOfMemory)). The blocks are
     /// written (zeroed) here, so the filter is resident from the start.
     ///
     /// ```

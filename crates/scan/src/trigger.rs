@@ -198,14 +198,21 @@ fn confirm_colon(b: &[u8], i: usize) -> bool {
 
 /// Whether the trigger byte at `i` can start a link (see the module docs); `true` also when the
 /// neighbours are not there yet.
-#[inline]
+#[inline(always)]
 fn confirm(h: &Hay<'_>, i: usize, t: Triggers) -> bool {
-    let ii = i as isize;
-    let c = h.b[i];
-    // the neighbours, and the eight bytes a registered scheme may take, in the slice
-    if c == b':' && !t.schemeless && i >= 8 && i + 2 < h.b.len() {
+    // the common case inlined: a `:` with its neighbours, and the eight bytes a registered
+    // scheme may take, in the slice
+    if h.b[i] == b':' && !t.schemeless && i >= 8 && i + 2 < h.b.len() {
         return confirm_colon(h.b, i);
     }
+    confirm_other(h, i, t)
+}
+
+/// [`confirm`] for the other triggers, and a `:` near the slice's ends or with `schemeless`.
+#[inline(never)]
+fn confirm_other(h: &Hay<'_>, i: usize, t: Triggers) -> bool {
+    let ii = i as isize;
+    let c = h.b[i];
     if c == b':' {
         if t.schemeless {
             // bare IPv6 addresses: every `:` is examined
