@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two builds of linksieve on the bench corpora (scripts/bench-inputs.sh), in one sitting: the
-# main job (`run -q`, -j1 and -j2) and `scan`, the two binaries alternating run by run; prints
-# the median seconds of each, the ratio old/new (above 1: the new one is faster) and whether
-# the outputs are byte-identical (keys and the summary's counts, times left out).
+# main job (`run -q`, -j1 and -j2) and `scan`, the two binaries alternating run by run
+# (scripts/ab.sh); prints the median milliseconds of each, the ratio old/new (above 1: the new
+# one is faster) and whether the outputs (the keys, the links) are byte-identical.
 #
 #   scripts/bench-compare.sh OLD_BINARY NEW_BINARY [RUNS]     (default 7 runs each)
 #
@@ -21,30 +21,19 @@ export LC_ALL=C
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# seconds of one run of "$@" (stdout to $tmp/out, stderr to $tmp/err)
-once() {
-    local t0 t1
-    t0=$(date +%s%N)
-    "$@" > "$tmp/out" 2> "$tmp/err"
-    t1=$(date +%s%N)
-    echo $(( (t1 - t0) / 1000000 ))
-}
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-
 printf '%-34s %10s %10s %8s %s\n' "job" "old ms" "new ms" "old/new" "output"
 for f in linux-doc-x8.txt apache-x150.log urls-x140-shuf.txt; do
     for job in "run -q -j1" "run -q -j2" "scan"; do
         # shellcheck disable=SC2086
         set -- $job
-        : > "$tmp/old.ms"; : > "$tmp/new.ms"
-        for _ in $(seq "$runs"); do
-            once "$old" "$@" "$out/$f" >> "$tmp/old.ms"
-            cp "$tmp/out" "$tmp/old.out"
-            once "$new" "$@" "$out/$f" >> "$tmp/new.ms"
-        done
+        # the medians of alternating runs (scripts/ab.sh), then one run of each for the output
+        line=$(scripts/ab.sh "$runs" "$old" "$@" "$out/$f" -- "$new" "$@" "$out/$f")
+        o=$(echo "$line" | sed -E 's/^A: .*median ([0-9]+) ms \|.*/\1/')
+        n=$(echo "$line" | sed -E 's/.*B: .*median ([0-9]+) ms$/\1/')
+        "$old" "$@" "$out/$f" > "$tmp/old.out" 2> /dev/null
+        "$new" "$@" "$out/$f" > "$tmp/new.out" 2> /dev/null
         same=identical
-        cmp -s "$tmp/old.out" "$tmp/out" || same=DIFFERENT
-        o=$(median < "$tmp/old.ms"); n=$(median < "$tmp/new.ms")
+        cmp -s "$tmp/old.out" "$tmp/new.out" || same=DIFFERENT
         printf '%-34s %10s %10s %8.3f %s\n' "$f: $job" "$o" "$n" "$(echo "$o / $n" | bc -l)" "$same"
     done
 done
