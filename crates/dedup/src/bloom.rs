@@ -153,8 +153,7 @@ impl Stage {
         let best = |keys: u64| {
             (1..=MAX_K)
                 .map(|k| (model_rate(keys as f64 / cap as f64, k), k))
-                .min_by(|a, b| a.0.total_cmp(&b.0))
-                .expect("a k")
+                .fold((f64::INFINITY, 1), |m, x| if x.0 < m.0 { x } else { m })
         };
         // `n` keys do not fit in `cap` blocks: the most that do, by bisection
         let (mut lo, mut hi) = (1u64, n.max(2));
