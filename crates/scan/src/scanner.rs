@@ -492,10 +492,12 @@ impl Scanner {
             // ASCII: scanned to the last clean cut (all of it at the end, or past the hold);
             // what follows the cut is held (a part of a line, copied)
             let mut c = clean_cut(chunk);
-            if last || (c == 0 && held.len() + chunk.len() > hold_max(self.opts.max_link_len)) {
+            let all =
+                last || (c == 0 && held.len() + chunk.len() > hold_max(self.opts.max_link_len));
+            if all {
                 c = chunk.len();
             }
-            if c == 0 {
+            if c == 0 && !all {
                 held.extend_from_slice(chunk);
             } else {
                 for b in [&held[..], &chunk[..c]] {

@@ -378,16 +378,31 @@ fn an_ascii_start_decides_at_the_first_non_ascii_byte() {
             "日本語の文章です http://例え.example/ページ と http://a.example/x\n",
         ),
         ("utf-8", "déjà vu http://shop.example/café/menu\n"),
+        // all ASCII: no decision; the end of the input (no line feed after it) still scanned
+        (
+            "utf-8",
+            "and http://end.example/last,http://end.example/after",
+        ),
     ] {
         let enc = encoding_for_label(label).unwrap();
         let tail = enc.encode(tail).0.into_owned();
-        for ascii in [70_000usize, 200_000, 300_001] {
+        for (ascii, minified) in [
+            (70_000usize, false),
+            (200_000, false),
+            (300_001, false),
+            (300_001, true),
+        ] {
             let mut input = Vec::new();
             let mut n = 0;
             while input.len() < ascii {
-                input.extend_from_slice(
-                    format!("line {n} see http://a{n}.example/p?q={n}\n").as_bytes(),
-                );
+                // lines, or one line of comma-joined links with no space (longer than the
+                // ASCII the scanner holds back)
+                let item = if minified {
+                    format!("http://a{n}.example/p?q={n},")
+                } else {
+                    format!("line {n} see http://a{n}.example/p?q={n}\n")
+                };
+                input.extend_from_slice(item.as_bytes());
                 n += 1;
             }
             // a link whose token starts in the ASCII and reaches the first non-ASCII byte
@@ -399,7 +414,11 @@ fn an_ascii_start_decides_at_the_first_non_ascii_byte() {
                 .into_iter()
                 .map(|h| (h.text, h.start, h.end, h.line))
                 .collect();
-            assert!(want.iter().any(|w| !w.0.is_ascii()), "{label}: {want:?}");
+            assert!(
+                want.iter()
+                    .any(|w| w.0.contains("end.example/after") || !w.0.is_ascii()),
+                "{label}: {want:?}"
+            );
             for block in [7usize, 4096, 65_536, 256 << 10, usize::MAX] {
                 let mut s = Scanner::new(&ScanOptions {
                     lines: true,
