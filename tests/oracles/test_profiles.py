@@ -11,6 +11,7 @@ LINKSIEVE_PROFILE_DIFFS=FILE writes them there (reasons left empty) before the t
 """
 
 import json
+import urllib.parse
 import os
 import re
 import subprocess
@@ -41,7 +42,14 @@ def _google_safe_browsing(url):
     v2 protocol's, which kept the port: `http://www.gotaport.com:1234/` stays as it is there),
     with the port then dropped, as the current text's example does (v4 "URLs and Hashing":
     Canonicalize("http://www.gotaport.com:1234/") = "http://www.gotaport.com/"). It keeps the
-    query, as gsb does; linksieve shares no code with it."""
+    query, as gsb does; linksieve shares no code with it. A URL with a scheme and no host
+    (`mailto:`, `tag:`, `urn:`, `file:///C:/x`, `https://`) is no Safe Browsing URL: Google's
+    text canonicalizes its host (lower-cased, dots trimmed, IP forms), gsb rejects it ("missing
+    hostname", as the Go client does) and surt passes it through, so here it has no key either
+    (read with urllib.parse, not with linksieve)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme and not parts.netloc:
+        return None
     h = surt.handyurl.parse(url)
     surt.GoogleURLCanonicalizer.canonicalize(h)
     h.port = None
