@@ -1,5 +1,7 @@
 //! Unit tests of the WARC reader's pieces (chunked bodies, payloads across reads, heads).
 
+use super::chunked::chunk_size;
+use super::payload::binary_media;
 use super::*;
 
 fn chunked(parts: &[&[u8]]) -> Vec<u8> {
