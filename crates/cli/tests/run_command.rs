@@ -520,11 +520,11 @@ fn two_runs_creating_one_store_at_once_lose_no_key() {
             .map(|c| c.wait_with_output().unwrap())
             .collect();
         let mut done = Vec::new();
-        for (o, i) in outs.iter().zip(&inputs) {
+        for (r, o) in outs.iter().enumerate() {
             match o.status.code() {
                 Some(0) => {
                     assert_eq!(o.stdout.iter().filter(|&&b| b == b'\n').count(), 2000);
-                    done.push(i.clone());
+                    done.push(format!("http://r{r}."));
                 }
                 // the other run holds the store: refused, nothing written
                 Some(4) => assert!(o.stdout.is_empty(), "{o:?}"),
@@ -532,17 +532,43 @@ fn two_runs_creating_one_store_at_once_lose_no_key() {
             }
         }
         assert!(!done.is_empty(), "attempt {attempt}: {outs:?}");
+        // a later run over every input writes exactly what no finished run wrote: the union of
+        // all outputs is every key of the inputs (made here, not by linksieve), each once
         let again = bin()
             .args(["run", "-q", "--seen"])
             .arg(&store)
-            .args(&done)
+            .args(&inputs)
             .output()
             .unwrap();
         assert_eq!(again.status.code(), Some(0), "{again:?}");
-        let again = again.stdout.iter().filter(|&&b| b == b'\n').count();
+        let mut delivered: Vec<String> = outs
+            .iter()
+            .chain([&again])
+            .flat_map(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let written_again = String::from_utf8_lossy(&again.stdout)
+            .lines()
+            .filter(|k| done.iter().any(|d| k.starts_with(d.as_str())))
+            .count();
         assert_eq!(
-            again, 0,
+            written_again, 0,
             "attempt {attempt}: keys of a finished run written again"
+        );
+        delivered.sort();
+        let mut want: Vec<String> = (0..2)
+            .flat_map(|r| (0..2000).map(move |i| format!("http://r{r}.example/{i}")))
+            .collect();
+        want.sort();
+        assert!(
+            delivered == want,
+            "attempt {attempt}: {} delivered, {} keys",
+            delivered.len(),
+            want.len()
         );
     }
 }

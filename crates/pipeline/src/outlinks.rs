@@ -315,7 +315,7 @@ fn encoding_of(bytes: &[u8], opts: &DocumentOptions) -> (&'static Encoding, usiz
         .unwrap_or((encoding_rs::UTF_8, 0));
     // an ASCII start: decided at the first non-ASCII byte, as `run` decides for text
     let head = &bytes[..bytes.len().min(linksieve_scan::AUTO_WINDOW)];
-    if crate::engine::defers(
+    if crate::engine::decides_late(
         EncodingChoice::Auto,
         head,
         head.len() == bytes.len(),
@@ -324,7 +324,7 @@ fn encoding_of(bytes: &[u8], opts: &DocumentOptions) -> (&'static Encoding, usiz
     {
         let end = bytes.len().min(p + linksieve_scan::AUTO_WINDOW);
         return (
-            crate::engine::decide_at(&bytes[p..end], end == bytes.len()),
+            crate::engine::detect_encoding_after_ascii(&bytes[p..end], end == bytes.len()),
             0,
         );
     }

@@ -273,31 +273,12 @@ pub fn check_target(path: &Path) -> Result<(), TargetError> {
     } else if t.is_dir() {
         "a directory"
     } else {
-        file_kind(&t)
+        crate::source::special_kind(&t)
     };
     Err(TargetError::NotAFile {
         path: path.to_path_buf(),
         what,
     })
-}
-
-/// What a file that is neither regular, a directory nor a symlink is.
-fn file_kind(t: &std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-    }
-    let _ = t;
-    "not a regular file"
 }
 
 /// A path that [`check_target`] refuses (a usage error: the arguments name something that

@@ -171,10 +171,7 @@ impl SeenOptions {
 /// The machine's physical memory in bytes (`MemTotal` of `/proc/meminfo`; `None` where the
 /// system does not say).
 fn machine_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
+    crate::stats::proc_kib("/proc/meminfo", "MemTotal:")
 }
 
 /// What the keys made with some options are: the fingerprint hash and its version, the rung,

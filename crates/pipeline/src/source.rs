@@ -154,8 +154,9 @@ fn walk(dir: &Path, files: &mut Vec<InputSpec>, problems: &mut Vec<InputProblem>
     }
 }
 
-/// What a file that is neither a regular file nor a directory is, for the report.
-fn special_kind(t: &std::fs::FileType) -> &'static str {
+/// What a file that is neither a regular file nor a directory is, for the report (also what
+/// `--out` and `--stats` refuse: [`crate::output::check_target`]).
+pub(crate) fn special_kind(t: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;

@@ -266,9 +266,14 @@ fn is_zero(n: &u64) -> bool {
 /// }
 /// ```
 pub fn peak_rss_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line["VmHWM:".len()..]
+    proc_kib("/proc/self/status", "VmHWM:")
+}
+
+/// A `NAME:   N kB` field of a Linux `/proc` file, in bytes (`None` where there is none).
+pub(crate) fn proc_kib(path: &str, name: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let line = text.lines().find(|l| l.starts_with(name))?;
+    let kib: u64 = line[name.len()..]
         .trim()
         .strip_suffix("kB")?
         .trim()

@@ -204,9 +204,6 @@ pub struct Scanner {
     /// `auto` on an ASCII start: the decision waits for the first non-ASCII byte
     /// ([`crate::late`]); the engine meanwhile reads the ASCII as UTF-8
     late: Option<Late>,
-    /// Lines before the engine's start (it was started again at a late decision); added to
-    /// its hits' lines
-    line_base: u64,
     /// Bytes the engine before a late decision never decoded
     skipped_before: u64,
     finished: bool,
@@ -228,7 +225,6 @@ impl Scanner {
             owned: 0..u64::MAX,
             record: false,
             late: None,
-            line_base: 0,
             skipped_before: 0,
             finished: false,
         }
@@ -366,13 +362,6 @@ impl Scanner {
         if self.finished {
             return Err(ScanError::Finished);
         }
-        let (lines, base) = (self.opts.lines, self.line_base);
-        let mut sink = |mut h: HitRef<'_>| {
-            if lines {
-                h.line += base;
-            }
-            sink(h)
-        };
         if let Some(eng) = self.eng.as_mut() {
             eng.stats.bytes_in += chunk.len() as u64;
             if self.late.is_none() {
@@ -422,22 +411,10 @@ impl Scanner {
             self.start(enc, bom, &pending, &mut sink);
         }
         if self.late.is_some() {
-            let (lines, base) = (self.opts.lines, self.line_base);
-            self.late_feed(&[], true, &mut |mut h: HitRef<'_>| {
-                if lines {
-                    h.line += base;
-                }
-                sink(h)
-            });
+            self.late_feed(&[], true, &mut sink);
         }
-        let (lines, base) = (self.opts.lines, self.line_base);
         if let Some(eng) = self.eng.as_mut() {
-            eng.finish(&mut |mut h: HitRef<'_>| {
-                if lines {
-                    h.line += base;
-                }
-                sink(h)
-            });
+            eng.finish(&mut sink);
             eng.stats.skipped_bytes += self.skipped_before;
         }
         Ok(())
@@ -550,15 +527,9 @@ impl Scanner {
         if self.record {
             next.overlong_at = eng.overlong_at.take();
         }
-        self.line_base += lines;
-        let on = self.opts.lines;
+        next.lines_before(lines);
         for b in after {
-            next.feed(b, &mut |mut h: HitRef<'_>| {
-                if on {
-                    h.line += lines;
-                }
-                sink(h)
-            });
+            next.feed(b, sink);
         }
         self.eng = Some(next);
     }

@@ -14,15 +14,14 @@
 use super::*;
 use std::sync::OnceLock;
 
-pub(crate) use linksieve_scan::{
-    decides_late as defers, detect_encoding_after_ascii as decide_at, first_non_ascii,
-};
+pub(crate) use linksieve_scan::{decides_late, detect_encoding_after_ascii, first_non_ascii};
 
 /// A plain file's encoding, decided late (see the module), shared by the workers of its ranges.
 pub(super) type LateEncoding = Arc<OnceLock<&'static Encoding>>;
 
 /// How a range's bytes are decoded: an encoding decided from the file's start, or one decided
 /// at the file's first non-ASCII byte.
+#[derive(Clone)]
 pub(super) enum RangeEncoding {
     /// Decided by the reader.
     Known(&'static Encoding),
@@ -54,7 +53,7 @@ impl RangeEncoding {
 }
 
 /// Finds the first non-ASCII byte of `file` (from `start`, `len` bytes at opening) and decides
-/// on the window there ([`decide_at`]); UTF-8 when there is none or the file cannot be read
+/// on the window there ([`detect_encoding_after_ascii`]); UTF-8 when there is none or the file cannot be read
 /// (the range's own read then reports the file).
 #[cfg(unix)]
 pub(super) fn decide_file(file: &std::fs::File, start: u64, len: u64) -> &'static Encoding {
@@ -71,7 +70,7 @@ pub(super) fn decide_file(file: &std::fs::File, start: u64, len: u64) -> &'stati
             let p = at + p as u64;
             let mut w = vec![0u8; (linksieve_scan::AUTO_WINDOW as u64).min(len - p) as usize];
             let got = pread_full(file, &mut w, p).unwrap_or(0);
-            return decide_at(&w[..got], p + got as u64 >= len);
+            return detect_encoding_after_ascii(&w[..got], p + got as u64 >= len);
         }
         at += n as u64;
     }

@@ -61,7 +61,7 @@ use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use cut::*;
 use encoding_rs::Encoding;
 use late::*;
-pub(crate) use late::{decide_at, defers, first_non_ascii};
+pub(crate) use late::{decides_late, detect_encoding_after_ascii, first_non_ascii};
 use linksieve_dedup::Fingerprint;
 use linksieve_iri::{Climb, InputMode, NormalizeError, NormalizeOptions, Rung, WebUrl, web_to_iri};
 use linksieve_scan::{EncodingChoice, Hit, HitRef, LinkKind, ScanOptions, Scanner};

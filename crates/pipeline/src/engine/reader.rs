@@ -158,7 +158,7 @@ impl<'a, 's> Reader<'a, 's> {
         self.stats.inputs += 1;
         // an ASCII start leaves the decision to the file's first non-ASCII byte (`late`): the
         // sink counts the encoding then
-        let encoding = if defers(choice, &head, whole, (encoding, bom)) {
+        let encoding = if decides_late(choice, &head, whole, (encoding, bom)) {
             Late(LateEncoding::default())
         } else {
             *self.stats.encodings.entry(encoding.name()).or_default() += 1;
@@ -186,10 +186,7 @@ impl<'a, 's> Reader<'a, 's> {
                 start,
                 len,
                 k,
-                encoding: match &encoding {
-                    Known(e) => Known(e),
-                    Late(l) => Late(l.clone()),
-                },
+                encoding: encoding.clone(),
                 free: self.free.clone(),
             });
             let n = chunk.min(len - start - k * chunk);
@@ -349,7 +346,7 @@ impl<'a, 's> Reader<'a, 's> {
         }
         // an ASCII start: ASCII chunks are read as UTF-8 until the first non-ASCII byte, where
         // the encoding is decided (`late`)
-        let mut late = defers(choice, &buf, eof, (encoding, bom));
+        let mut late = decides_late(choice, &buf, eof, (encoding, bom));
         buf.drain(..bom);
         self.stats.skip("byte order marks", bom as u64);
         let mut offset = base + bom as u64;
@@ -376,7 +373,7 @@ impl<'a, 's> Reader<'a, 's> {
                     total += (buf.len() - before) as u64;
                 }
                 let end = buf.len().min(want);
-                encoding = decide_at(&buf[p..end], eof && end == buf.len());
+                encoding = detect_encoding_after_ascii(&buf[p..end], eof && end == buf.len());
                 late = false;
             }
             let (cut, clean) = if eof && buf.len() <= chunk {

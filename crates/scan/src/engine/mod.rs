@@ -213,6 +213,14 @@ impl Engine {
         }
     }
 
+    /// Starts the line count after `before` lines (an engine started mid-stream, at a clean cut
+    /// after them); a no-op when lines are not counted.
+    pub(crate) fn lines_before(&mut self, before: u64) {
+        if self.lines {
+            self.line += before;
+        }
+    }
+
     /// The encoding of the stream.
     pub(crate) fn encoding(&self) -> &'static Encoding {
         self.stream.encoding
