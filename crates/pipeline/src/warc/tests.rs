@@ -15,40 +15,34 @@ fn chunked(parts: &[&[u8]]) -> Vec<u8> {
     v
 }
 
-#[test]
-fn dechunks_across_one_byte_chunks_and_trailers() {
-    let body = chunked(&[b"a".as_slice(), b"bc", b"", b"defgh"]);
-    // the empty part above ends the body: what follows it is not data
+/// The bytes a chunked `body` carries, read as the payload reader reads them.
+fn dechunked(body: Vec<u8>) -> io::Result<Vec<u8>> {
     let mut line = Vec::new();
     let mut r = io::Cursor::new(body);
-    let size = Dechunk::first_size(&mut r, &mut line).unwrap().unwrap();
+    let size = Dechunk::first_size(&mut r, &mut line)?.expect("a chunk-size line");
     let mut d = Dechunk {
         inner: r,
         left: None,
         done: false,
         line,
     };
-    d.start(size).unwrap();
+    d.start(size)?;
     let mut out = Vec::new();
-    d.read_to_end(&mut out).unwrap();
-    assert_eq!(out, b"abc");
+    d.read_to_end(&mut out)?;
+    Ok(out)
+}
+
+#[test]
+fn dechunks_across_one_byte_chunks_and_trailers() {
+    // the empty part ends the body: what follows it is not data
+    let body = chunked(&[b"a".as_slice(), b"bc", b"", b"defgh"]);
+    assert_eq!(dechunked(body).unwrap(), b"abc");
 }
 
 #[test]
 fn a_chunk_cut_short_is_an_error() {
-    let mut r = io::Cursor::new(b"5\r\nab".to_vec());
-    let mut line = Vec::new();
-    let size = Dechunk::first_size(&mut r, &mut line).unwrap().unwrap();
-    let mut d = Dechunk {
-        inner: r,
-        left: None,
-        done: false,
-        line,
-    };
-    d.start(size).unwrap();
-    let mut out = Vec::new();
     assert_eq!(
-        d.read_to_end(&mut out).unwrap_err().kind(),
+        dechunked(b"5\r\nab".to_vec()).unwrap_err().kind(),
         io::ErrorKind::UnexpectedEof
     );
 }
