@@ -44,6 +44,7 @@
 
 mod bits;
 mod bloom;
+mod commit;
 mod distinct;
 mod error;
 mod fingerprint;
@@ -53,6 +54,7 @@ mod spill;
 
 pub use bits::{BloomBits, StagedBits};
 pub use bloom::{BloomSet, MAX_EXPECTED_ITEMS, MIN_STAGE_KEYS};
+pub use commit::CommitPolicy;
 pub use distinct::DistinctCount;
 pub use error::{DedupError, Result};
 pub use fingerprint::{FINGERPRINT_VERSION, Fingerprint, expected_false_seen};
@@ -134,4 +136,32 @@ pub trait SeenSet {
     /// assert!(MemorySet::new().memory_bytes() < 100_000);
     /// ```
     fn memory_bytes(&self) -> usize;
+
+    /// Records durably every key answered new so far. The caller calls it only once those keys
+    /// are delivered (written and flushed, or returned to its own caller), when its
+    /// [`CommitPolicy`] says so and at the end; a durable set keeps the keys it answered new
+    /// *unsynced* until then (known to this process, not yet to other runs). A set that keeps
+    /// nothing beyond the process does nothing.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, MemorySet, SeenSet};
+    /// let mut set = MemorySet::new();
+    /// set.insert(Fingerprint(1));
+    /// set.sync().unwrap();
+    /// assert_eq!(set.unsynced(), 0);
+    /// ```
+    fn sync(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Keys answered new and not yet recorded by [`sync`](SeenSet::sync) (0 for sets that
+    /// keep nothing beyond the process).
+    ///
+    /// ```
+    /// use linksieve_dedup::{MemorySet, SeenSet};
+    /// assert_eq!(MemorySet::new().unsynced(), 0);
+    /// ```
+    fn unsynced(&self) -> u64 {
+        0
+    }
 }
