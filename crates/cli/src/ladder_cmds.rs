@@ -125,14 +125,18 @@ pub struct IdentityArgs {
     /// Form of the keys.
     #[arg(long, value_enum, default_value_t = FormArg::Uri)]
     form: FormArg,
+    /// The input mode the links were read in (as `run --input`).
+    #[arg(long, value_enum, default_value_t = InputArg::Leiri)]
+    input: InputArg,
 }
 
 /// Runs `linksieve identity`: prints, as one JSON object, the identity of the keys these options
 /// make (hash, hash version, rung, form, rule-set version), for engines that keep their own
 /// seen-set and must refuse to mix keys of different kinds.
 pub fn identity(a: &IdentityArgs) -> Result<ExitCode> {
-    let opts = options(&a.ladder, InputMode::Leiri, a.form.into())?;
-    let id = linksieve_pipeline::seen::KeyIdentity::of(&opts);
+    let mode = a.input.into();
+    let opts = options(&a.ladder, mode, a.form.into())?;
+    let id = linksieve_pipeline::seen::KeyIdentity::of(&opts, mode);
     writeln!(std::io::stdout().lock(), "{}", id.to_json())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -62,7 +62,9 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) && e.downcast_ref::<run_cmd::Unrecorded>().is_none() => {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("linksieve: {}", message(&e));
             ExitCode::from(exit_status(&e))
@@ -71,8 +73,10 @@ fn main() -> ExitCode {
 }
 
 /// Exit status of a run-time failure of the output (`--out`, stdout, `--stats`): a write or
-/// rename that failed (disk full, no permission).
-pub const EXIT_OUTPUT: u8 = 3;
+/// rename that failed (disk full, no permission), or a closed output that left a store with
+/// keys it could not record. The same as a store's failure (both are run-time failures of
+/// where the results go).
+pub const EXIT_OUTPUT: u8 = 4;
 /// Exit status of a run-time failure of a seen-set's storage: the `--seen` store is damaged,
 /// locked by another process or cannot be written; a spill file failed.
 pub const EXIT_STORE: u8 = 4;
@@ -103,6 +107,7 @@ fn exit_status(e: &anyhow::Error) -> u8 {
     }
     // `OutputFailure` is a context (anyhow finds it on the error, not in its chain)
     let output = e.downcast_ref::<run_cmd::OutputFailure>().is_some()
+        || e.downcast_ref::<run_cmd::Unrecorded>().is_some()
         || e.chain().any(|c| {
             matches!(c.downcast_ref::<RunError>(), Some(RunError::Output(_)))
                 || c.downcast_ref::<OutputError>().is_some()

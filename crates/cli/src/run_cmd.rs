@@ -5,9 +5,10 @@ use crate::ladder_cmds::{FormArg, LadderArgs, options};
 use crate::line_io::InputArg;
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use linksieve_dedup::{CommitPolicy, SeenSet};
 use linksieve_iri::InputMode;
 use linksieve_pipeline::Report;
-use linksieve_pipeline::dedup::Dedup;
+use linksieve_pipeline::delivery::FdOutput;
 use linksieve_pipeline::output::{AtomicOutput, check_target, same_file};
 use linksieve_pipeline::seen::{KeyIdentity, SeenKind, SeenOptions};
 use linksieve_pipeline::{
@@ -177,11 +178,26 @@ pub struct SeenArgs {
     /// A persistent seen-set: only keys no earlier run wrote are written.
     #[arg(long, value_name = "PATH")]
     seen: Option<PathBuf>,
+    /// With --seen: when the store records the keys written (once delivered): `every` (each
+    /// batch), `end`, a number of keys (1 to 10^12), a time (1ms to 1 day: `250ms`, `2s`), or
+    /// both (`100000,1s`, the default; with --out: `1000000`). A kill costs at most the keys
+    /// since the last record, written again by the next run.
+    #[arg(long, value_parser = parse_commit, value_name = "POLICY")]
+    commit: Option<CommitPolicy>,
+}
+
+/// `--commit`: see [`CommitPolicy`]'s forms.
+fn parse_commit(s: &str) -> Result<CommitPolicy, String> {
+    s.parse()
+        .map_err(|e: linksieve_dedup::DedupError| e.to_string())
 }
 
 impl SeenArgs {
     /// The seen-set these options ask for (see [`SeenOptions::open`]).
-    fn open(&self, id: &KeyIdentity, atomic: bool) -> Result<Box<dyn Dedup>> {
+    fn open(&self, id: &KeyIdentity, atomic: bool) -> Result<Box<dyn SeenSet>> {
+        if self.commit.is_some() && self.seen.is_none() {
+            bail!("--commit is for a --seen store");
+        }
         let o = SeenOptions {
             kind: match self.dedup {
                 DedupArg::Memory => SeenKind::Memory,
@@ -192,6 +208,7 @@ impl SeenArgs {
             fp_rate: self.fp_rate,
             expected: self.expected,
             store: self.seen.clone(),
+            commit: self.commit,
         };
         let d = o.open(&id.store(), atomic);
         match &self.seen {
@@ -213,6 +230,17 @@ impl SeenArgs {
     }
 }
 
+impl SeenArgs {
+    /// The commit policy of a `--seen` store (see [`SeenOptions::commit_policy`]).
+    fn policy(&self, atomic: bool) -> CommitPolicy {
+        SeenOptions {
+            commit: self.commit,
+            ..SeenOptions::default()
+        }
+        .commit_policy(atomic)
+    }
+}
+
 /// `linksieve dedup`: the dedup stage alone, on lines.
 #[derive(Args, Debug)]
 pub struct DedupArgs {
@@ -224,6 +252,9 @@ pub struct DedupArgs {
     /// With --seen: the form the lines were keyed in.
     #[arg(long, value_enum, default_value_t = FormArg::Uri)]
     form: FormArg,
+    /// With --seen: the input mode the links were read in (as `run --input`).
+    #[arg(long, value_enum, default_value_t = InputArg::Leiri)]
+    input: InputArg,
     #[command(flatten)]
     io: IoArgs,
 }
@@ -233,23 +264,31 @@ pub fn dedup(a: &DedupArgs) -> Result<ExitCode> {
     let normalize = options(&a.ladder, InputMode::Strict, a.form.into())?;
     let (inputs, problems) = a.io.inputs();
     check_paths(&a.io, a.seen.seen.as_deref())?;
-    let mut dedup = a
-        .seen
-        .open(&KeyIdentity::of(&normalize), a.io.out.is_some())?;
+    let mut dedup = a.seen.open(
+        &KeyIdentity::of(&normalize, a.input.into()),
+        a.io.out.is_some(),
+    )?;
+    let commit = a.seen.policy(a.io.out.is_some());
     let cancel = cancel_on_sigint()?;
     let (mut out, tmp) = open_output(a.io.out.as_deref())?;
     let started = Instant::now();
     let hook = hook();
-    let result =
-        linksieve_pipeline::dedup_lines(&inputs, dedup.as_mut(), &mut out, &cancel, Some(&hook));
-    let result = flushed(result, out);
+    let result = linksieve_pipeline::dedup_lines(
+        &inputs,
+        dedup.as_mut(),
+        &mut out,
+        &cancel,
+        Some(&hook),
+        commit,
+    );
+    drop(out);
     let end = End {
         io: &a.io,
         tmp,
         problems,
         started,
     };
-    end.conclude(result, dedup.as_mut())
+    end.conclude(result, dedup)
 }
 
 /// First SIGINT: the returned flag is set (stop reading, flush, summary, exit 130); a second one
@@ -308,33 +347,34 @@ fn check_paths(io: &IoArgs, seen: Option<&Path>) -> Result<()> {
 
 /// Standard output, or a temporary file beside `path` that `End::conclude` renames into place
 /// (call it after the seen store is opened: it removes strays of killed runs).
-fn open_output(path: Option<&Path>) -> Result<(Box<dyn Write>, Option<AtomicOutput>)> {
+fn open_output(path: Option<&Path>) -> Result<(FdOutput, Option<AtomicOutput>)> {
     Ok(match path {
         Some(path) => {
             let tmp =
                 AtomicOutput::create(path).with_context(|| format!("--out {}", path.display()))?;
-            (Box::new(tmp.writer()?), Some(tmp))
+            (tmp.writer()?, Some(tmp))
         }
-        None => (Box::new(std::io::stdout().lock()), None),
+        None => (FdOutput::stdout().context("standard output")?, None),
     })
 }
 
-/// The result with the output flushed (a failed flush is an output error), the output closed.
-fn flushed<S>(result: Result<S, RunError>, mut out: Box<dyn Write + '_>) -> Result<S, RunError> {
-    let result = match result {
-        Ok(s) => out.flush().map(|()| s).map_err(RunError::Output),
-        e => e,
-    };
-    drop(out);
-    result
-}
-
 /// An output step that failed at run time (`--out`'s temporary file or rename, `--stats`):
-/// the program ends with `EXIT_OUTPUT` (3), not the usage status.
+/// the program ends with `EXIT_OUTPUT` (4), not the usage status.
 #[derive(Debug)]
 pub struct OutputFailure(pub String);
 
 impl std::fmt::Display for OutputFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Keys a store answered new and did not record because the output failed or was closed: the
+/// program ends with exit status 4.
+#[derive(Debug)]
+pub struct Unrecorded(pub String);
+
+impl std::fmt::Display for Unrecorded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
@@ -352,31 +392,45 @@ struct End<'a> {
 }
 
 impl End<'_> {
-    /// A closed pipe is a quiet success; other errors go up. After a run: the output file into
-    /// place, then (only then) the persistent set's keys marked final (after SIGINT too: every
-    /// key committed to the store was written before the run returned); the summary; the exit
+    /// A closed pipe is a quiet success (unless a store was left with keys it could not record:
+    /// then it says so, exit 4); other errors go up, with what the store did not record. After
+    /// a run: the output file into place, then (only then) the durable set's run ended (after
+    /// SIGINT too: every key a store recorded was delivered first); the summary; the exit
     /// status: 130 after SIGINT, 1 when an input could not be read, else 0.
     fn conclude<S: Report>(
         self,
         result: Result<S, RunError>,
-        dedup: &mut dyn Dedup,
+        dedup: Box<dyn SeenSet>,
     ) -> Result<ExitCode> {
         let mut stats = match result {
             Ok(s) => s,
-            Err(RunError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                return Ok(ExitCode::SUCCESS);
+            Err(e) => {
+                let unrecorded = dedup.unsynced();
+                drop(dedup);
+                let pipe = matches!(&e, RunError::Output(io) if io.kind() == std::io::ErrorKind::BrokenPipe);
+                if pipe && unrecorded == 0 {
+                    return Ok(ExitCode::SUCCESS);
+                }
+                let e = anyhow::Error::from(e);
+                if unrecorded == 0 {
+                    return Err(e);
+                }
+                let what = if pipe {
+                    "the output was closed"
+                } else {
+                    "the output failed"
+                };
+                return Err(e.context(Unrecorded(format!(
+                    "{what}: the store did not record the last {unrecorded} keys answered new \
+                     (the next run writes them; those already delivered, a second time)"
+                ))));
             }
-            Err(e) => return Err(e.into()),
         };
         match (self.tmp, &self.io.out) {
             (Some(tmp), Some(path)) => tmp
-                .persist(dedup.as_persistent())
+                .persist(Some(dedup))
                 .with_context(|| format!("--out {}", path.display()))?,
-            _ => {
-                if let Some(p) = dedup.as_persistent() {
-                    p.complete()?;
-                }
-            }
+            _ => dedup.finish()?,
         }
         stats
             .failures_mut()
@@ -545,12 +599,14 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             WarcRecordsArg::All => WarcRecords::All,
         },
         on_input_failure: Some(hook()),
+        commit: a.seen.policy(a.io.out.is_some()),
     };
     let (inputs, problems) = a.io.inputs();
     check_paths(&a.io, a.seen.seen.as_deref())?;
-    let mut dedup = a
-        .seen
-        .open(&KeyIdentity::of(&opts.normalize), a.io.out.is_some())?;
+    let mut dedup = a.seen.open(
+        &KeyIdentity::of(&opts.normalize, opts.input),
+        a.io.out.is_some(),
+    )?;
     let cancel = cancel_on_sigint()?;
     let progress: Arc<AtomicU64> = Arc::default();
     let bar = progress_bar(&inputs, &progress, a.io.quiet);
@@ -558,7 +614,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let started = Instant::now();
     let result =
         linksieve_pipeline::run(&inputs, &opts, dedup.as_mut(), &mut out, &progress, &cancel);
-    let result = flushed(result, out);
+    drop(out);
     if let Some((stop, handle)) = bar {
         stop.store(true, Ordering::Relaxed);
         let _ = handle.join();
@@ -569,7 +625,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         problems,
         started,
     };
-    end.conclude(result, dedup.as_mut())
+    end.conclude(result, dedup)
 }
 
 /// The inputs' total size in bytes as stored (compressed ones too), when every input is a

@@ -126,10 +126,21 @@ fn a_persistent_set_across_runs_and_its_identity() {
         "{}",
         r.stderr
     );
-    // ... and refuses keys of another rung.
-    let r = linksieve(&["dedup", "-q", "--level", "string", "--seen", s], "x\n");
-    assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.contains("rung"), "{}", r.stderr);
+    // ... and refuses keys of another rung, and keys made with another option that changes a
+    // key (before issue 31 the store recorded neither --nfc nor --input: a run with either
+    // wrote the same links again)
+    for other in [
+        &["dedup", "-q", "--level", "string", "--seen", s][..],
+        &["dedup", "-q", "--nfc", "--seen", s],
+        &["dedup", "-q", "--input", "web", "--seen", s],
+        &["run", "-q", "--nfc", "--seen", s],
+        &["run", "-q", "--input", "strict", "--seen", s],
+    ] {
+        let r = linksieve(other, "http://x/\n");
+        assert_eq!(r.code, 2, "{other:?}: {}", r.stderr);
+        assert!(r.stderr.contains("identity"), "{other:?}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{other:?}");
+    }
     std::fs::remove_dir_all(dir).ok();
 }
 

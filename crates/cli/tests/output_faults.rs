@@ -61,7 +61,7 @@ fn a_full_output_ends_with_status_3_and_says_the_cause_once() {
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(3), "{sub}: {err}");
+        assert_eq!(out.status.code(), Some(4), "{sub}: {err}");
         assert_eq!(
             err.matches("No space left on device").count(),
             1,

@@ -588,6 +588,29 @@ fn min_blocks(n: f64, k: u32, rate: f64) -> Option<u64> {
     Some(hi)
 }
 
+impl BloomSet {
+    /// The summary line of a filter that went past the count it was first sized for: grown
+    /// (the rate kept within the asked one), or overfilled (the memory limit stopped growth).
+    fn warning(&self) -> Option<String> {
+        let rate = self.current_false_positive_rate();
+        if self.overfilled() {
+            Some(format!(
+                "approx filter overfilled: {} keys in room for {} (memory limit reached); its false-positive rate is now {rate:.4}, above the asked one (the expected drops are estimated from a distinct count of the keys offered)",
+                self.len,
+                self.capacity()
+            ))
+        } else if self.stages() > 1 {
+            Some(format!(
+                "approx filter grew past its expected count: {} stages for {} keys, false-positive rate now {rate:.2e} (within the asked one)",
+                self.stages(),
+                self.len
+            ))
+        } else {
+            None
+        }
+    }
+}
+
 impl SeenSet for BloomSet {
     /// Never fails.
     fn insert_batch(&mut self, fps: &[Fingerprint], new: &mut Vec<bool>) -> Result<()> {
@@ -599,6 +622,15 @@ impl SeenSet for BloomSet {
     /// Inserts reported new.
     fn len(&self) -> u64 {
         self.len
+    }
+
+    fn report(&self) -> crate::SetReport {
+        crate::SetReport {
+            expected_false_drops: Some(self.expected_false_positives()),
+            false_drops_error: Some(self.false_positive_error()),
+            warning: self.warning(),
+            keys_at_open: None,
+        }
     }
 
     fn memory_bytes(&self) -> usize {

@@ -79,7 +79,7 @@ pub use spill::{SpillConfig, SpillSet};
 /// assert_eq!(count_new(&mut MemorySet::new(), &fps), 2);
 /// assert_eq!(count_new(&mut BloomSet::new(1000, 0.01).unwrap(), &fps), 2);
 /// ```
-pub trait SeenSet {
+pub trait SeenSet: Send {
     /// Inserts a batch; `new[i]` tells whether `fps[i]` was a first occurrence. For the
     /// persistent set the batch is durably committed before this returns (see
     /// [`PersistentSet`]'s crash contract); for the spill set it is one merge pass.
@@ -164,4 +164,123 @@ pub trait SeenSet {
     fn unsynced(&self) -> u64 {
         0
     }
+
+    /// True for a set that keeps keys beyond the process (a store): its caller delivers what
+    /// it answered new, then [`sync`](SeenSet::sync)s, and ends with
+    /// [`finish`](SeenSet::finish).
+    ///
+    /// ```
+    /// use linksieve_dedup::{MemorySet, SeenSet};
+    /// assert!(!MemorySet::new().durable());
+    /// ```
+    fn durable(&self) -> bool {
+        false
+    }
+
+    /// Takes a batch whose answers may come later: appends to `answers` (in order) those ready
+    /// now. `held` is the memory the caller holds for these items until their answers come (a
+    /// set that answers late counts it against its budget). Sets that answer at once append
+    /// one answer per fingerprint; the spill set answers when its budget is full.
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, SeenSet, SpillConfig, SpillSet};
+    /// let mut set = SpillSet::<()>::new(SpillConfig::new(1 << 20)).unwrap();
+    /// let mut answers = std::collections::VecDeque::new();
+    /// set.submit(&[1, 2, 1].map(Fingerprint), 0, &mut answers).unwrap();
+    /// set.answer_rest(&mut answers).unwrap();
+    /// assert_eq!(answers, [true, true, false]);
+    /// ```
+    fn submit(
+        &mut self,
+        fps: &[Fingerprint],
+        held: usize,
+        answers: &mut std::collections::VecDeque<bool>,
+    ) -> Result<()> {
+        let _ = held;
+        let mut new = Vec::with_capacity(fps.len());
+        self.insert_batch(fps, &mut new)?;
+        answers.extend(new);
+        Ok(())
+    }
+
+    /// The end of the input: appends every answer still owed by [`submit`](SeenSet::submit).
+    ///
+    /// ```
+    /// use linksieve_dedup::{MemorySet, SeenSet};
+    /// let mut answers = std::collections::VecDeque::new();
+    /// MemorySet::new().answer_rest(&mut answers).unwrap();
+    /// assert!(answers.is_empty());
+    /// ```
+    fn answer_rest(&mut self, answers: &mut std::collections::VecDeque<bool>) -> Result<()> {
+        let _ = answers;
+        Ok(())
+    }
+
+    /// Ends a run of a durable set: syncs, then marks the run finished (a store records that
+    /// its output is complete). Other sets only sync.
+    ///
+    /// ```
+    /// use linksieve_dedup::{MemorySet, SeenSet};
+    /// let set: Box<dyn SeenSet> = Box::new(MemorySet::new());
+    /// set.finish().unwrap();
+    /// ```
+    fn finish(mut self: Box<Self>) -> Result<()> {
+        self.sync()
+    }
+
+    /// Ends a run whose output is a file renamed into place at the end: `publish` renames
+    /// `tmp` onto the output. A store makes the rename and the end of its run one step a kill
+    /// cannot split ([`PersistentSet::finish_with_output`]); other sets sync and publish.
+    ///
+    /// ```
+    /// use linksieve_dedup::{MemorySet, SeenSet};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let (tmp, out) = (dir.path().join(".tmp"), dir.path().join("out"));
+    /// std::fs::write(&tmp, "").unwrap();
+    /// let set: Box<dyn SeenSet> = Box::new(MemorySet::new());
+    /// set.finish_with_output(&tmp, &mut || std::fs::rename(&tmp, &out)).unwrap();
+    /// assert!(out.exists());
+    /// ```
+    fn finish_with_output(
+        mut self: Box<Self>,
+        tmp: &std::path::Path,
+        publish: &mut dyn FnMut() -> std::io::Result<()>,
+    ) -> Result<()> {
+        self.sync()?;
+        publish().map_err(|e| DedupError::Io {
+            op: "put the output in place",
+            path: tmp.to_path_buf(),
+            source: e,
+        })
+    }
+
+    /// What the set can say of its answers for a run's summary.
+    ///
+    /// ```
+    /// use linksieve_dedup::{BloomSet, MemorySet, SeenSet};
+    /// assert_eq!(MemorySet::new().report().expected_false_drops, None);
+    /// assert_eq!(BloomSet::new(10, 0.01).unwrap().report().expected_false_drops, Some(0.0));
+    /// ```
+    fn report(&self) -> SetReport {
+        SetReport::default()
+    }
+}
+
+/// What a seen-set says of its answers, for a run's summary ([`SeenSet::report`]).
+///
+/// ```
+/// let r = linksieve_dedup::SetReport::default();
+/// assert!(r.warning.is_none() && r.keys_at_open.is_none());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SetReport {
+    /// The expected number of new keys wrongly answered "seen" (approximate sets only).
+    pub expected_false_drops: Option<f64>,
+    /// One standard error of `expected_false_drops`.
+    pub false_drops_error: Option<f64>,
+    /// A line for the summary when the answers are weaker than asked (an approx filter past
+    /// its expected count).
+    pub warning: Option<String>,
+    /// Keys a store held when it was opened (stores only).
+    pub keys_at_open: Option<u64>,
 }

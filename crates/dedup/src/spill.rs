@@ -738,7 +738,33 @@ impl RunReader {
     }
 }
 
-impl<T> SeenSet for SpillSet<T> {
+/// Tokens are `T::default()` when pushed through the trait ([`SeenSet::submit`]); the answers
+/// come back in order.
+impl<T: Send + Default> SeenSet for SpillSet<T> {
+    /// Each item holds its share of `held` (the first one the remainder), so the part of a
+    /// batch still waiting after a merge in its middle is counted again.
+    fn submit(
+        &mut self,
+        fps: &[Fingerprint],
+        held: usize,
+        answers: &mut std::collections::VecDeque<bool>,
+    ) -> Result<()> {
+        let n = fps.len().max(1);
+        let (share, rest) = (held / n, held % n);
+        for (i, &f) in fps.iter().enumerate() {
+            let bytes = if i == 0 { share + rest } else { share };
+            if let Some(ready) = self.push_holding(f, T::default(), bytes)? {
+                answers.extend(ready.into_iter().map(|(_, new)| new));
+            }
+        }
+        Ok(())
+    }
+
+    fn answer_rest(&mut self, answers: &mut std::collections::VecDeque<bool>) -> Result<()> {
+        answers.extend(self.flush()?.into_iter().map(|(_, new)| new));
+        Ok(())
+    }
+
     /// One merge pass per [`batch_capacity`](SpillSet::batch_capacity) fingerprints of the
     /// batch; a batch much smaller than that still costs a full pass, so prefer
     /// [`push`](SpillSet::push) / [`flush`](SpillSet::flush) for streams. Fails with

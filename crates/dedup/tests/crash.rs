@@ -36,7 +36,7 @@ fn input() -> Vec<Fingerprint> {
 }
 
 fn identity() -> StoreIdentity {
-    StoreIdentity::new("scheme", "uri", 0)
+    StoreIdentity::new("scheme uri 0")
 }
 
 fn options(abandoned: Abandoned) -> PersistentOptions {

@@ -75,7 +75,7 @@ proptest! {
     fn persistent_matches_memory(fps in stream(), cut in 10usize..300, reopen_every in 1usize..4) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("seen.redb");
-        let id = StoreIdentity::new("scheme", "uri", 0);
+        let id = StoreIdentity::new("scheme uri 0");
         let mut set = PersistentSet::open(&path, &id, PersistentOptions::default()).unwrap();
         let mut got = Vec::new();
         let mut new = Vec::new();

@@ -6,7 +6,7 @@
 //! sink takes the results back in input order, asks the seen-set which keys are new and writes
 //! those. See [`run`].
 
-pub mod dedup;
+pub mod delivery;
 mod engine;
 mod html;
 mod keyer;

@@ -5,12 +5,12 @@
 //! same 128-bit hash as keys, so a persistent store is shared with `run --seen`.
 
 use crate::FailureHook;
-use crate::dedup::Dedup;
+use crate::delivery::{Output, Recorder};
 use crate::engine::{RunError, fill};
 use crate::ordered::Ordered;
 use crate::source::{InputSpec, open_input};
 use crate::stats::InputFailure;
-use linksieve_dedup::Fingerprint;
+use linksieve_dedup::{CommitPolicy, Fingerprint, SeenSet};
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -126,60 +126,49 @@ struct Batch {
 /// Writes each distinct line of `inputs` once to `out`, in the order of first occurrence
 /// (compressed inputs are recognised by content, as by `run`). A line without a final LF gets one.
 /// `cancel` stops reading (SIGINT); what was read is still written. `on_failure` is told of each
-/// input that cannot be read when it happens.
+/// input that cannot be read when it happens. A durable set records the lines it answered new
+/// once they are delivered, when `commit` says so and at the end (see [`crate::delivery`]).
 ///
 /// ```
-/// use linksieve_pipeline::{dedup_lines, InputSpec, dedup::MemoryDedup};
+/// use linksieve_pipeline::{dedup_lines, InputSpec, seen::DEFAULT_COMMIT};
 /// let dir = std::env::temp_dir().join(format!("ls-dedup-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let f = dir.join("keys.txt");
 /// std::fs::write(&f, "http://a/\nhttp://b/\nhttp://a/\nhttp://c/").unwrap();
 /// let mut out = Vec::new();
-/// let stats = dedup_lines(&[InputSpec::File(f)], &mut MemoryDedup::default(), &mut out, &Default::default(), None).unwrap();
+/// let stats = dedup_lines(&[InputSpec::File(f)], &mut linksieve_dedup::MemorySet::new(), &mut out, &Default::default(), None, DEFAULT_COMMIT).unwrap();
 /// assert_eq!(String::from_utf8(out).unwrap(), "http://a/\nhttp://b/\nhttp://c/\n");
 /// assert_eq!((stats.lines, stats.unique, stats.duplicates), (4, 3, 1));
 /// std::fs::remove_dir_all(dir).unwrap();
 /// ```
 pub fn dedup_lines(
     inputs: &[InputSpec],
-    dedup: &mut dyn Dedup,
-    out: &mut dyn Write,
+    dedup: &mut dyn SeenSet,
+    out: &mut dyn Output,
     cancel: &AtomicBool,
     on_failure: Option<&FailureHook>,
+    commit: CommitPolicy,
 ) -> Result<DedupStats, RunError> {
     let mut d = LineDedup {
         on_failure,
         dedup,
         out: io::BufWriter::with_capacity(1 << 16, out),
+        recorder: Recorder::new(commit),
         ordered: Ordered::default(),
         fps: Vec::new(),
         stats: DedupStats::default(),
     };
-    for spec in inputs {
-        if cancel.load(Ordering::Relaxed) {
-            d.stats.interrupted = true;
-            break;
-        }
-        let (mut r, _) = match open_input(spec) {
-            Ok(x) => x,
-            Err(e) => {
-                d.failed(spec, &e);
-                continue;
-            }
-        };
-        d.stats.inputs += 1;
-        if let Some(e) = d.input(&mut r, cancel)? {
-            d.failed(spec, &e);
-        }
+    let result = d.all(inputs, cancel);
+    if matches!(result, Err(RunError::Output(_))) {
+        crate::delivery::cut_partial(&mut d.out);
     }
-    d.dedup.finish(d.ordered.answers())?;
-    d.drain()?;
-    d.out.flush().map_err(RunError::Output)?;
+    result?;
     let mut stats = d.stats;
-    stats.store_keys_at_open = d.dedup.store_keys_at_open();
-    stats.expected_false_drops = d.dedup.expected_false_drops();
-    stats.expected_false_drops_error = d.dedup.false_drops_error();
-    stats.seen_set_warning = d.dedup.warning();
+    let report = d.dedup.report();
+    stats.store_keys_at_open = report.keys_at_open;
+    stats.expected_false_drops = report.expected_false_drops;
+    stats.expected_false_drops_error = report.false_drops_error;
+    stats.seen_set_warning = report.warning;
     stats.seen_set_bytes = d.dedup.memory_bytes() as u64;
     stats.peak_rss_bytes = crate::peak_rss_bytes();
     Ok(stats)
@@ -187,14 +176,40 @@ pub fn dedup_lines(
 
 struct LineDedup<'a> {
     on_failure: Option<&'a FailureHook>,
-    dedup: &'a mut dyn Dedup,
-    out: io::BufWriter<&'a mut dyn Write>,
+    dedup: &'a mut dyn SeenSet,
+    out: io::BufWriter<&'a mut dyn Output>,
+    recorder: Recorder,
     ordered: Ordered<Batch>,
     fps: Vec<Fingerprint>,
     stats: DedupStats,
 }
 
 impl LineDedup<'_> {
+    /// Every input, then the answers still owed; the output delivered and the set synced.
+    fn all(&mut self, inputs: &[InputSpec], cancel: &AtomicBool) -> Result<(), RunError> {
+        let d = self;
+        for spec in inputs {
+            if cancel.load(Ordering::Relaxed) {
+                d.stats.interrupted = true;
+                break;
+            }
+            let (mut r, _) = match open_input(spec) {
+                Ok(x) => x,
+                Err(e) => {
+                    d.failed(spec, &e);
+                    continue;
+                }
+            };
+            d.stats.inputs += 1;
+            if let Some(e) = d.input(&mut r, cancel)? {
+                d.failed(spec, &e);
+            }
+        }
+        d.dedup.answer_rest(d.ordered.answers())?;
+        d.drain()?;
+        d.recorder.end(d.dedup, &mut d.out)
+    }
+
     fn failed(&mut self, spec: &InputSpec, e: &io::Error) {
         let f = InputFailure {
             input: spec.name(),
@@ -268,14 +283,10 @@ impl LineDedup<'_> {
         self.stats.lines += ends.len() as u64;
         // The batch waits in `ordered` until its answers come: a spill set counts it.
         let held = bytes.capacity() + ends.capacity() * std::mem::size_of::<usize>() + ends.len();
-        self.dedup
-            .submit_holding(&self.fps, held, self.ordered.answers())?;
+        self.dedup.submit(&self.fps, held, self.ordered.answers())?;
         self.ordered.push(Batch { bytes, ends });
         self.drain()?;
-        if self.dedup.durable() {
-            self.out.flush().map_err(RunError::Output)?;
-        }
-        Ok(())
+        self.recorder.step(self.dedup, &mut self.out)
     }
 
     /// Writes the waiting lines that have an answer, in order.

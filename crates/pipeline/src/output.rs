@@ -2,8 +2,8 @@
 //! created new and locked, renamed over the target at the end; with a persistent seen-set, the
 //! rename is part of the store's "run finished" step.
 
-use crate::dedup::PersistentDedup;
-use linksieve_dedup::DedupError;
+use crate::delivery::FdOutput;
+use linksieve_dedup::{DedupError, SeenSet};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -167,19 +167,19 @@ impl AtomicOutput {
     /// drop(out);
     /// std::fs::remove_dir_all(dir).unwrap();
     /// ```
-    pub fn writer(&self) -> Result<io::BufWriter<File>, OutputError> {
+    pub fn writer(&self) -> Result<FdOutput, OutputError> {
         let f = self.file.try_clone().map_err(|source| OutputError::Io {
             action: "open",
             path: self.path.clone(),
             source,
         })?;
-        Ok(io::BufWriter::new(f))
+        Ok(FdOutput::new(f))
     }
 
     /// Renames the file onto the target durably (the file's data, then the rename, are on disk
-    /// when it returns). With a persistent seen-set, the store does the rename as part of
-    /// marking the run finished, so that a kill between the two is recovered
-    /// ([`PersistentDedup::complete_with_output`]).
+    /// when it returns). With a durable seen-set, the set does the rename as part of ending
+    /// its run, so that a kill between the two is recovered ([`SeenSet::finish_with_output`]);
+    /// another set is only dropped.
     ///
     /// ```
     /// let dir = std::env::temp_dir().join(format!("ls-atomic-p-{}", std::process::id()));
@@ -190,14 +190,14 @@ impl AtomicOutput {
     /// assert_eq!(std::fs::read(dir.join("k")).unwrap(), b"");
     /// std::fs::remove_dir_all(dir).unwrap();
     /// ```
-    pub fn persist(mut self, store: Option<&mut PersistentDedup>) -> Result<(), OutputError> {
+    pub fn persist(mut self, store: Option<Box<dyn SeenSet>>) -> Result<(), OutputError> {
         self.file.sync_all().map_err(|source| OutputError::Io {
             action: "sync",
             path: self.path.clone(),
             source,
         })?;
         let (tmp, target) = (&self.path, &self.target);
-        let rename = || {
+        let mut rename = || {
             std::fs::rename(tmp, target)?;
             // The rename itself made durable: the directory's entry.
             File::open(parent(target))?.sync_all()
@@ -209,10 +209,10 @@ impl AtomicOutput {
         };
         match store {
             // a failure there, the rename's included, is the store's (its own exit status)
-            Some(store) => store
-                .complete_with_output(tmp, rename)
+            Some(store) if store.durable() => store
+                .finish_with_output(tmp, &mut rename)
                 .map_err(OutputError::Store)?,
-            None => rename().map_err(io_error)?,
+            _ => rename().map_err(io_error)?,
         }
         self.path = PathBuf::new();
         Ok(())

@@ -15,6 +15,7 @@
 //!
 //! Every field is escaped with [`tsv`]: no field ever holds a raw tab or line break.
 
+use crate::delivery::Output;
 use crate::stats::InputFailure;
 use linksieve_dedup::Fingerprint;
 use std::borrow::Cow;
@@ -146,13 +147,13 @@ pub(crate) struct RejectedRow<'a> {
 /// end). With `--counts`, only [`count`](Printer::count) writes: the keys and the
 /// diagnostics are not shown.
 pub(crate) struct Printer<'a> {
-    out: io::BufWriter<&'a mut dyn Write>,
+    out: io::BufWriter<&'a mut dyn Output>,
     format: OutputFormat,
     counts: bool,
 }
 
 impl<'a> Printer<'a> {
-    pub(crate) fn new(out: &'a mut dyn Write, format: OutputFormat, counts: bool) -> Self {
+    pub(crate) fn new(out: &'a mut dyn Output, format: OutputFormat, counts: bool) -> Self {
         Printer {
             out: io::BufWriter::with_capacity(1 << 16, out),
             format,
@@ -235,7 +236,8 @@ impl<'a> Printer<'a> {
         writeln!(self.out, "{}\t{n}", tsv(key))
     }
 
-    pub(crate) fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
+    /// The output, for delivery (see [`crate::delivery`]).
+    pub(crate) fn output(&mut self) -> &mut io::BufWriter<&'a mut dyn Output> {
+        &mut self.out
     }
 }

@@ -1,15 +1,13 @@
-//! Choosing and opening a run's seen-set (the CLI's `--dedup`, `--memory`, `--fp-rate`,
-//! `--expected`, `--seen`), with the persistent store's crash policy, and the identity of the
-//! keys a store (or any engine's own key set) holds.
+//! The one factory of seen-sets: the CLI's `--dedup`, `--memory`, `--fp-rate`, `--expected`,
+//! `--seen` and `--commit`, Python's `SeenSet` (and through it the Spark jobs) open their set
+//! here, with the persistent store's crash policy; and the identity of the keys a store (or any
+//! engine's own key set) holds.
 
-use crate::dedup::{
-    ApproxDedup, Dedup, MemoryDedup, PERSISTENT_BATCH, PersistentDedup, SpillDedup,
-};
 use linksieve_dedup::{
-    Abandoned, DedupError, FINGERPRINT_VERSION, PersistentOptions, PersistentSet, SpillConfig,
-    StoreIdentity,
+    Abandoned, BloomSet, CommitPolicy, DedupError, FINGERPRINT_VERSION, MemorySet,
+    PersistentOptions, PersistentSet, SeenSet, SpillConfig, SpillSet, StoreIdentity,
 };
-use linksieve_iri::NormalizeOptions;
+use linksieve_iri::{InputMode, NormalizeOptions};
 use std::path::PathBuf;
 
 /// The in-process seen-sets.
@@ -19,14 +17,14 @@ use std::path::PathBuf;
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SeenKind {
-    /// Exact, in memory ([`MemoryDedup`]).
+    /// Exact, in memory ([`MemorySet`]).
     #[default]
     Memory,
     /// Exact for any number of keys, within a memory budget: sorted runs on disk
-    /// ([`SpillDedup`]).
+    /// ([`SpillSet`]).
     Spill,
     /// A Bloom filter that may drop new keys, with the expected number reported
-    /// ([`ApproxDedup`]).
+    /// ([`BloomSet`]).
     Approx,
 }
 
@@ -43,8 +41,8 @@ pub const DEFAULT_SPILL_BUDGET: usize = 512 << 20;
 /// use linksieve_pipeline::seen::{SeenKind, SeenOptions};
 /// use linksieve_dedup::StoreIdentity;
 /// let o = SeenOptions { kind: SeenKind::Approx, expected: 1000, ..SeenOptions::default() };
-/// let d = o.open(&StoreIdentity::new("scheme", "uri", 0), false).unwrap();
-/// assert!(d.expected_false_drops().is_some());
+/// let d = o.open(&StoreIdentity::new("scheme uri 0"), false).unwrap();
+/// assert!(d.report().expected_false_drops.is_some());
 /// ```
 #[derive(Clone, Debug)]
 pub struct SeenOptions {
@@ -59,7 +57,33 @@ pub struct SeenOptions {
     pub expected: u64,
     /// A persistent store: only keys no earlier run wrote are new.
     pub store: Option<PathBuf>,
+    /// When a durable set records the keys it answered new (its caller syncs after delivering
+    /// them); `None`: [`DEFAULT_COMMIT`] for a stream, [`ATOMIC_COMMIT`] for an output renamed
+    /// into place at the end.
+    pub commit: Option<CommitPolicy>,
 }
+
+/// The commit policy of a store written to a stream when none is asked: every 100,000 keys or
+/// every second, whichever comes first (a kill costs at most that many keys written twice).
+///
+/// ```
+/// assert_eq!(linksieve_pipeline::seen::DEFAULT_COMMIT.to_string(), "100000,1s");
+/// ```
+pub const DEFAULT_COMMIT: CommitPolicy = CommitPolicy {
+    keys: Some(100_000),
+    time: Some(std::time::Duration::from_secs(1)),
+};
+
+/// The commit policy of a store whose output is renamed into place at the end: the keys count
+/// only once the output is in place, so commits only bound the memory of unsynced keys.
+///
+/// ```
+/// assert_eq!(linksieve_pipeline::seen::ATOMIC_COMMIT.to_string(), "1000000");
+/// ```
+pub const ATOMIC_COMMIT: CommitPolicy = CommitPolicy {
+    keys: Some(1_000_000),
+    time: None,
+};
 
 impl Default for SeenOptions {
     fn default() -> Self {
@@ -69,6 +93,7 @@ impl Default for SeenOptions {
             fp_rate: 0.001,
             expected: 10_000_000,
             store: None,
+            commit: None,
         }
     }
 }
@@ -78,19 +103,17 @@ impl SeenOptions {
     /// with another). `atomic`: the output goes to a file renamed into place at the end
     /// ([`AtomicOutput`](crate::output::AtomicOutput)) rather than to a stream, which decides
     /// the store's crash policy: with a file, the output of a killed run is never put in place,
-    /// so the keys it committed count as new again ([`Abandoned::New`]) and batches are large;
-    /// on a stream they were (probably) written ([`Abandoned::Seen`]) and each chunk is
-    /// committed before its keys are written, so that a `kill -9` leaves at most one chunk's
-    /// keys committed but not written.
+    /// so the keys it recorded count as new again ([`Abandoned::New`]); on a stream, a key is
+    /// recorded only once it was delivered ([`SeenSet::sync`]), so it counts as seen.
     ///
     /// ```
     /// use linksieve_pipeline::seen::{SeenKind, SeenOptions};
     /// use linksieve_dedup::StoreIdentity;
-    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let id = StoreIdentity::new("scheme uri 0");
     /// let bad = SeenOptions { memory: Some(1 << 20), ..SeenOptions::default() };
     /// assert!(bad.open(&id, false).is_err()); // --memory is for spill and approx
     /// ```
-    pub fn open(&self, id: &StoreIdentity, atomic: bool) -> Result<Box<dyn Dedup>, DedupError> {
+    pub fn open(&self, id: &StoreIdentity, atomic: bool) -> Result<Box<dyn SeenSet>, DedupError> {
         if self.memory.is_some() && !matches!(self.kind, SeenKind::Spill | SeenKind::Approx) {
             return Err(DedupError::InvalidConfig(
                 "--memory sets the budget of --dedup spill or approx".into(),
@@ -98,8 +121,8 @@ impl SeenOptions {
         }
         let Some(path) = &self.store else {
             return Ok(match self.kind {
-                SeenKind::Memory => Box::new(MemoryDedup::default()),
-                SeenKind::Spill => Box::new(SpillDedup::new(SpillConfig::new(
+                SeenKind::Memory => Box::new(MemorySet::new()),
+                SeenKind::Spill => Box::new(SpillSet::<()>::new(SpillConfig::new(
                     self.memory.unwrap_or(DEFAULT_SPILL_BUDGET),
                 ))?),
                 SeenKind::Approx => Box::new(self.approx(machine_memory())?),
@@ -118,8 +141,23 @@ impl SeenOptions {
                 ..Default::default()
             },
         )?;
-        let batch = if atomic { PERSISTENT_BATCH } else { 0 };
-        Ok(Box::new(PersistentDedup::new(set, batch)))
+        Ok(Box::new(set))
+    }
+
+    /// The commit policy a caller of the opened set follows: the one asked, or the default
+    /// for its output (see [`DEFAULT_COMMIT`], [`ATOMIC_COMMIT`]).
+    ///
+    /// ```
+    /// use linksieve_pipeline::seen::{SeenOptions, ATOMIC_COMMIT, DEFAULT_COMMIT};
+    /// assert_eq!(SeenOptions::default().commit_policy(false), DEFAULT_COMMIT);
+    /// assert_eq!(SeenOptions::default().commit_policy(true), ATOMIC_COMMIT);
+    /// ```
+    pub fn commit_policy(&self, atomic: bool) -> CommitPolicy {
+        match self.commit {
+            Some(c) => c,
+            None if atomic => ATOMIC_COMMIT,
+            None => DEFAULT_COMMIT,
+        }
     }
 }
 
@@ -136,9 +174,9 @@ impl SeenOptions {
     /// let e = o.approx(Some(16 << 30)).err().unwrap().to_string();
     /// assert!(e.contains("--expected") && e.contains("--memory"), "{e}");
     /// let o = SeenOptions { memory: Some(1 << 20), ..o };
-    /// assert!(o.approx(Some(16 << 30)).unwrap().0.bits() / 8 <= 1 << 20);
+    /// assert!(o.approx(Some(16 << 30)).unwrap().bits() / 8 <= 1 << 20);
     /// ```
-    pub fn approx(&self, machine: Option<u64>) -> Result<ApproxDedup, DedupError> {
+    pub fn approx(&self, machine: Option<u64>) -> Result<BloomSet, DedupError> {
         let first = linksieve_dedup::BloomSet::first_stage_bytes(self.expected, self.fp_rate)?;
         let asked = match self.memory {
             Some(m) => first.min(m as u64),
@@ -164,7 +202,7 @@ impl SeenOptions {
         let limit = self
             .memory
             .or_else(|| machine.map(|m| usize::try_from(m).unwrap_or(usize::MAX)));
-        ApproxDedup::bounded(self.expected, self.fp_rate, limit)
+        BloomSet::bounded(self.expected, self.fp_rate, limit)
     }
 }
 
@@ -174,14 +212,16 @@ fn machine_memory() -> Option<u64> {
     crate::stats::proc_kib("/proc/meminfo", "MemTotal:")
 }
 
-/// What the keys made with some options are: the fingerprint hash and its version, the rung,
-/// the form and the rule set's version. Two key sets can be compared (or one store used) only
-/// when their identities are equal; `linksieve identity` prints it and the Spark driver keeps
-/// it beside its Parquet key set.
+/// What the keys made with some options are: every option that changes a key (the fingerprint
+/// hash and its version, the rung, the form, the rule set's version, the redirects, the
+/// profile, `--nfc` and the input mode). Two key sets can be compared (or one store used) only
+/// when their identities are equal; `linksieve identity` prints it, a `--seen` store records
+/// it, and the Spark driver keeps it beside its Parquet key set.
 ///
 /// ```
+/// use linksieve_iri::InputMode;
 /// use linksieve_pipeline::seen::KeyIdentity;
-/// let id = KeyIdentity::of(&linksieve_iri::NormalizeOptions::default());
+/// let id = KeyIdentity::of(&linksieve_iri::NormalizeOptions::default(), InputMode::Leiri);
 /// assert_eq!((id.hash, id.rung.as_str(), id.form.as_str()), ("xxh3-128", "scheme", "uri"));
 /// assert!(id.to_json().contains("\"hash\":\"xxh3-128\""));
 /// ```
@@ -202,17 +242,23 @@ pub struct KeyIdentity {
     ///
     /// [`Profile::identity`]: linksieve_iri::Profile::identity
     pub profile: Option<String>,
+    /// `--nfc`: links of legacy-encoded text brought to NFC before keying.
+    pub nfc: bool,
+    /// The input mode links were read in (`strict`, `leiri`, `web`).
+    pub input: &'static str,
+    /// A digest of the `--redirects` classes (their keys and targets), when given.
+    pub redirects: Option<String>,
 }
 
 impl KeyIdentity {
     /// The identity of the keys `opts` make.
     ///
     /// ```
-    /// use linksieve_iri::{Rung, NormalizeOptions};
+    /// use linksieve_iri::{InputMode, Rung, NormalizeOptions};
     /// let o = NormalizeOptions { rung: Rung::Syntax, ..Default::default() };
-    /// assert_eq!(linksieve_pipeline::seen::KeyIdentity::of(&o).rung, "syntax");
+    /// assert_eq!(linksieve_pipeline::seen::KeyIdentity::of(&o, InputMode::Web).rung, "syntax");
     /// ```
-    pub fn of(opts: &NormalizeOptions) -> KeyIdentity {
+    pub fn of(opts: &NormalizeOptions, input: InputMode) -> KeyIdentity {
         KeyIdentity {
             hash: "xxh3-128",
             hash_version: FINGERPRINT_VERSION,
@@ -220,35 +266,50 @@ impl KeyIdentity {
             form: opts.form.name().to_owned(),
             ruleset_version: opts.rules.as_ref().map_or(0, |r| r.version),
             profile: opts.profile.as_ref().map(|p| p.identity()),
+            nfc: opts.nfc,
+            input: match input {
+                InputMode::Strict => "strict",
+                InputMode::Leiri => "leiri",
+                InputMode::Web => "web",
+            },
+            redirects: opts
+                .redirects
+                .as_ref()
+                .map(|r| format!("{:016x}", r.digest())),
         }
     }
 
-    /// What a persistent store records of it (the hash version is the store's own). The keys
-    /// of a profile are recorded with the rung `profile <identity>` and the form `profile`:
-    /// the profile's name, options and version, which a store of ladder keys never matches.
+    /// What a persistent store records of it: [`to_json`](KeyIdentity::to_json), and for a
+    /// store made before it recorded the identity whole, the fields that store kept (the rung,
+    /// or `profile <identity>` for a profile's keys; the form; the rule set's version).
     ///
     /// ```
-    /// use linksieve_iri::NormalizeOptions;
+    /// use linksieve_iri::{InputMode, NormalizeOptions};
     /// use linksieve_pipeline::seen::KeyIdentity;
-    /// assert_eq!(KeyIdentity::of(&Default::default()).store().rung, "scheme");
+    /// let id = KeyIdentity::of(&Default::default(), InputMode::Leiri);
+    /// assert_eq!(id.store().text(), id.to_json());
+    /// assert_eq!(id.store().legacy(), Some(("scheme", "uri", 0)));
     /// let o = NormalizeOptions { profile: Some("w3lib".parse().unwrap()), ..Default::default() };
-    /// assert!(KeyIdentity::of(&o).store().rung.starts_with("profile w3lib@w3lib 2.5.0"));
+    /// let (rung, ..) = KeyIdentity::of(&o, InputMode::Leiri).store().legacy().unwrap();
+    /// assert!(rung.starts_with("profile w3lib@w3lib 2.5.0"));
     /// ```
     pub fn store(&self) -> StoreIdentity {
+        let id = StoreIdentity::new(self.to_json());
         match &self.profile {
-            Some(p) => StoreIdentity::new(format!("profile {p}"), "profile", 0),
-            None => StoreIdentity::new(&self.rung, &self.form, self.ruleset_version),
+            Some(p) => id.with_legacy(&format!("profile {p}"), "profile", 0),
+            None => id.with_legacy(&self.rung, &self.form, self.ruleset_version),
         }
     }
 
-    /// One JSON object: `hash`, `hash_version`, `rung`, `form`, `ruleset_version` and
-    /// `profile` (`null`, or the profile's name, options and version) (the output of
-    /// `linksieve identity`, which the Spark driver compares field by field).
+    /// One JSON object: `hash`, `hash_version`, `rung`, `form`, `ruleset_version`,
+    /// `profile` (`null`, or the profile's name, options and version), `nfc`, `input` and
+    /// `redirects` (`null` or a digest) (the output of `linksieve identity`, which the Spark
+    /// driver compares field by field).
     ///
     /// ```
-    /// let id = linksieve_pipeline::seen::KeyIdentity::of(&Default::default());
+    /// let id = linksieve_pipeline::seen::KeyIdentity::of(&Default::default(), linksieve_iri::InputMode::Leiri);
     /// let v: serde_json::Value = serde_json::from_str(&id.to_json()).unwrap();
-    /// assert_eq!(v["ruleset_version"], 0);
+    /// assert_eq!((v["ruleset_version"].as_u64(), v["nfc"].as_bool(), v["input"].as_str()), (Some(0), Some(false), Some("leiri")));
     /// ```
     pub fn to_json(&self) -> String {
         serde_json::json!({
@@ -258,6 +319,9 @@ impl KeyIdentity {
             "form": self.form,
             "ruleset_version": self.ruleset_version,
             "profile": self.profile,
+            "nfc": self.nfc,
+            "input": self.input,
+            "redirects": self.redirects,
         })
         .to_string()
     }

@@ -3,9 +3,11 @@
 //! the same for 1 and N threads and several chunk sizes; spill with a tiny budget equals memory;
 //! a persistent seen-set across two runs writes each key once in total; compressed and WARC input.
 
-use linksieve_dedup::{PersistentOptions, PersistentSet, SpillConfig, StoreIdentity};
+use linksieve_dedup::{
+    BloomSet, MemorySet, PersistentOptions, PersistentSet, SeenSet, SpillConfig, SpillSet,
+    StoreIdentity,
+};
 use linksieve_iri::{KeyForm, NormalizeOptions, Rung, normalize_str};
-use linksieve_pipeline::dedup::{ApproxDedup, Dedup, MemoryDedup, PersistentDedup, SpillDedup};
 use linksieve_pipeline::{InputSpec, OutputFormat, RunOptions, RunStats, run};
 use linksieve_scan::scan_bytes;
 use std::collections::{HashMap, HashSet};
@@ -46,7 +48,7 @@ fn inputs() -> Vec<PathBuf> {
     v
 }
 
-fn go(files: &[PathBuf], opts: &RunOptions, dedup: &mut dyn Dedup) -> (String, RunStats) {
+fn go(files: &[PathBuf], opts: &RunOptions, dedup: &mut dyn SeenSet) -> (String, RunStats) {
     let specs: Vec<InputSpec> = files.iter().map(|p| InputSpec::File(p.clone())).collect();
     let mut out = Vec::new();
     let stats = run(
@@ -118,7 +120,7 @@ fn each_chunking(
                 ..base.clone()
             };
             let case = format!("{threads} threads, chunk {chunk}");
-            let (got, stats) = go(files, &opts, &mut MemoryDedup::default());
+            let (got, stats) = go(files, &opts, &mut MemorySet::new());
             assert!(
                 got == want,
                 "output differs from the reference with {case}: {}",
@@ -183,7 +185,7 @@ fn lines_and_offsets_are_those_of_the_whole_input_for_every_chunking() {
             chunk_size: chunk,
             ..base.clone()
         };
-        let (out, _) = go(&files, &opts, &mut MemoryDedup::default());
+        let (out, _) = go(&files, &opts, &mut MemorySet::new());
         assert!(
             rows(&out) == want,
             "{threads} threads, chunk {chunk}: {:?}",
@@ -204,16 +206,8 @@ fn lines_and_offsets_are_those_of_the_whole_input_for_every_chunking() {
             chunk_size: chunk,
             ..base.clone()
         };
-        let (plain, _) = go(
-            std::slice::from_ref(src),
-            &opts,
-            &mut MemoryDedup::default(),
-        );
-        let (streamed, _) = go(
-            std::slice::from_ref(&gz),
-            &opts,
-            &mut MemoryDedup::default(),
-        );
+        let (plain, _) = go(std::slice::from_ref(src), &opts, &mut MemorySet::new());
+        let (streamed, _) = go(std::slice::from_ref(&gz), &opts, &mut MemorySet::new());
         assert!(
             rows(&plain) == rows(&streamed),
             "{threads} threads, chunk {chunk}"
@@ -325,13 +319,14 @@ fn spill_with_a_tiny_budget_equals_memory() {
         chunk_size: 1 << 16,
         ..RunOptions::default()
     };
-    let (mem, _) = go(&files, &opts, &mut MemoryDedup::default());
+    let (mem, _) = go(&files, &opts, &mut MemorySet::new());
     let tmp = tempdir("spill");
-    let mut spill = SpillDedup::new(SpillConfig::new(32 << 10).temp_dir(&tmp)).expect("spill set");
+    let mut spill =
+        SpillSet::<()>::new(SpillConfig::new(32 << 10).temp_dir(&tmp)).expect("spill set");
     let (sp, stats) = go(&files, &opts, &mut spill);
     assert_eq!(sp, mem);
     assert_eq!(stats.unique_keys as usize, mem.lines().count());
-    let mut approx = ApproxDedup::new(1_000_000, 1e-6).expect("bloom");
+    let mut approx = BloomSet::new(1_000_000, 1e-6).expect("bloom");
     let (ap, stats) = go(&files, &opts, &mut approx);
     assert!(stats.expected_false_drops.is_some_and(|x| x < 1.0));
     assert_eq!(ap, mem, "at 1e-6 no key of this corpus is dropped");
@@ -343,17 +338,16 @@ fn persistent_seen_set_writes_each_key_once_across_runs() {
     let files = inputs();
     let (a, b) = files.split_at(files.len() / 2);
     let opts = RunOptions::default();
-    let (all, _) = go(&files, &opts, &mut MemoryDedup::default());
+    let (all, _) = go(&files, &opts, &mut MemorySet::new());
     let dir = tempdir("seen");
     let path = dir.join("seen.redb");
-    let id = StoreIdentity::new("scheme", "uri", 0);
+    let id = StoreIdentity::new("scheme uri 0");
     let mut outputs = String::new();
     for part in [a, b, &files[..]] {
-        let set =
+        let mut set =
             PersistentSet::open(&path, &id, PersistentOptions::default()).expect("open store");
-        let mut d = PersistentDedup::new(set, 1000);
-        let (out, _) = go(part, &opts, &mut d);
-        d.complete().expect("finish run");
+        let (out, _) = go(part, &opts, &mut set);
+        set.finish().expect("finish run");
         outputs.push_str(&out);
     }
     let got: Vec<&str> = outputs.lines().collect();
@@ -366,7 +360,7 @@ fn persistent_seen_set_writes_each_key_once_across_runs() {
     let want: HashSet<&str> = all.lines().collect();
     assert_eq!(unique, want, "the runs together wrote every key once");
     // Another rung on the same store is refused.
-    let other = StoreIdentity::new("syntax", "uri", 0);
+    let other = StoreIdentity::new("syntax uri 0");
     assert!(PersistentSet::open(&path, &other, PersistentOptions::default()).is_err());
     std::fs::remove_dir_all(dir).ok();
 }
@@ -395,13 +389,9 @@ fn compressed_inputs_and_directories_give_the_same_keys() {
     bz.write_all(&bytes).expect("bz2");
     std::fs::write(dir.join("c"), bz.finish().expect("bz2")).expect("write");
     let opts = RunOptions::default();
-    let (plain, _) = go(
-        std::slice::from_ref(&src),
-        &opts,
-        &mut MemoryDedup::default(),
-    );
+    let (plain, _) = go(std::slice::from_ref(&src), &opts, &mut MemorySet::new());
     for name in ["a.log.bin", "b.zst", "c"] {
-        let (got, stats) = go(&[dir.join(name)], &opts, &mut MemoryDedup::default());
+        let (got, stats) = go(&[dir.join(name)], &opts, &mut MemorySet::new());
         assert_eq!(got, plain, "{name}");
         assert_eq!(stats.bytes_read, bytes.len() as u64, "{name}");
     }
@@ -415,15 +405,11 @@ fn compressed_inputs_and_directories_give_the_same_keys() {
             other => unreachable!("only files here: {other:?}"),
         })
         .collect();
-    let (got, stats) = go(&files, &opts, &mut MemoryDedup::default());
+    let (got, stats) = go(&files, &opts, &mut MemorySet::new());
     assert_eq!(got, plain);
     assert_eq!(stats.inputs, 3);
     // A directory given as a file is an input failure, not a crash.
-    let (got, stats) = go(
-        std::slice::from_ref(&dir),
-        &opts,
-        &mut MemoryDedup::default(),
-    );
+    let (got, stats) = go(std::slice::from_ref(&dir), &opts, &mut MemorySet::new());
     assert!(got.is_empty());
     assert_eq!(stats.inputs_failed.len(), 1);
     std::fs::remove_dir_all(dir).ok();
@@ -490,11 +476,7 @@ fn warc_records_use_their_charset_and_provenance() {
         format: OutputFormat::Tsv,
         ..RunOptions::default()
     };
-    let (out, stats) = go(
-        std::slice::from_ref(&path),
-        &opts,
-        &mut MemoryDedup::default(),
-    );
+    let (out, stats) = go(std::slice::from_ref(&path), &opts, &mut MemorySet::new());
     // the engine row: key (fingerprint), canonical, original, provenance (the target URI)
     let lines: Vec<String> = out
         .lines()
@@ -538,7 +520,7 @@ fn html_references_are_undone_and_failures_are_counted() {
         html: true,
         ..RunOptions::default()
     };
-    let (out, _) = go(std::slice::from_ref(&f), &opts, &mut MemoryDedup::default());
+    let (out, _) = go(std::slice::from_ref(&f), &opts, &mut MemorySet::new());
     assert_eq!(out, "http://a.example/?x=1&y=r%C3%A9s\nhttp://b.example/\n");
     // A missing input is reported, and the others are still read.
     let specs = [InputSpec::File(dir.join("missing")), InputSpec::File(f)];
@@ -546,7 +528,7 @@ fn html_references_are_undone_and_failures_are_counted() {
     let stats = run(
         &specs,
         &opts,
-        &mut MemoryDedup::default(),
+        &mut MemorySet::new(),
         &mut sink,
         &Default::default(),
         &Default::default(),
@@ -578,7 +560,7 @@ fn truncated_compression_is_an_input_failure_after_what_could_be_read() {
     let (out, stats) = go(
         std::slice::from_ref(&cut),
         &RunOptions::default(),
-        &mut MemoryDedup::default(),
+        &mut MemorySet::new(),
     );
     assert_eq!(
         stats.inputs_failed.len(),
@@ -620,7 +602,7 @@ fn duplicates_are_counted_at_the_rung_that_caught_them() {
             },
             ..RunOptions::default()
         };
-        let (_, stats) = go(std::slice::from_ref(&f), &opts, &mut MemoryDedup::default());
+        let (_, stats) = go(std::slice::from_ref(&f), &opts, &mut MemorySet::new());
         let by: Vec<(&str, u64)> = stats.duplicates_by_rung.into_iter().collect();
         assert_eq!(
             by,
@@ -713,11 +695,7 @@ fn summary_counts_do_not_depend_on_the_chunking() {
                 ..base.clone()
             };
             let case = format!("{}, {threads} threads, chunk {chunk}", file.display());
-            let (out, mut stats) = go(
-                std::slice::from_ref(&file),
-                &opts,
-                &mut MemoryDedup::default(),
-            );
+            let (out, mut stats) = go(std::slice::from_ref(&file), &opts, &mut MemorySet::new());
             assert_eq!(stats.too_long, n, "overlong links, {case}");
             assert_eq!(stats.links_found, ordinary, "links, {case}");
             // what depends on the process, not on the input
@@ -762,7 +740,7 @@ fn html_attribute_urls_are_held_to_the_maximum_link_length() {
         },
         ..RunOptions::default()
     };
-    let (out, stats) = go(std::slice::from_ref(&f), &opts, &mut MemoryDedup::default());
+    let (out, stats) = go(std::slice::from_ref(&f), &opts, &mut MemorySet::new());
     assert_eq!(out, "http://base.example/small.png\nhttp://ok.example/\n");
     assert_eq!(stats.too_long, 5, "{stats:?}");
     std::fs::remove_dir_all(dir).ok();

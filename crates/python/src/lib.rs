@@ -287,7 +287,10 @@ fn identity<'py>(
     form: &str,
     profile: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let id = KeyIdentity::of(&key_options(level, form, "strict", profile, false)?.opts);
+    let id = KeyIdentity::of(
+        &key_options(level, form, "strict", profile, false)?.opts,
+        linksieve_iri::InputMode::Leiri,
+    );
     let d = PyDict::new(py);
     d.set_item("hash", id.hash)?;
     d.set_item("hash_version", id.hash_version)?;

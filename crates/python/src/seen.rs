@@ -179,11 +179,14 @@ impl PySeenSet {
                     return bad("path: kind=\"persistent\" needs the store's file");
                 };
                 let identity = match namespace {
-                    Some(ns) => StoreIdentity::new(format!("namespace {ns}"), "namespace", 0),
-                    None => {
-                        KeyIdentity::of(&key_options(level, form, "strict", profile, false)?.opts)
-                            .store()
-                    }
+                    // the keys are the caller's (Scrapy's request fingerprints): its name
+                    Some(ns) => StoreIdentity::new(format!("{{\"namespace\":{ns:?}}}"))
+                        .with_legacy(&format!("namespace {ns}"), "namespace", 0),
+                    None => KeyIdentity::of(
+                        &key_options(level, form, "strict", profile, false)?.opts,
+                        linksieve_iri::InputMode::Leiri,
+                    )
+                    .store(),
                 };
                 let set = py
                     .detach(|| PersistentSet::open(&path, &identity, PersistentOptions::default()))

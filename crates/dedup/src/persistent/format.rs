@@ -438,14 +438,23 @@ pub(super) fn stored_format(
     }
 }
 
+/// What [`check_identity`] found: the same identity, or a store made before the identity was
+/// recorded whole (format 3 and older: rung, form and rule-set version only) whose fields match
+/// the requested identity's [`StoreIdentity::with_legacy`]: it adopts the requested identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum IdentityCheck {
+    Same,
+    Adopt,
+}
+
 /// Compares the identity recorded in the store (read by `get`, with or without checksums)
 /// with the requested one.
 pub(super) fn check_identity(
     path: &Path,
     format: u32,
-    get: impl Fn(&str) -> Result<Vec<u8>>,
+    get: impl Fn(&str) -> Result<Option<Vec<u8>>>,
     id: &StoreIdentity,
-) -> Result<()> {
+) -> Result<IdentityCheck> {
     let mismatch = |field: &'static str, stored: String, requested: String| {
         Err(DedupError::IdentityMismatch {
             path: path.to_path_buf(),
@@ -454,10 +463,11 @@ pub(super) fn check_identity(
             requested,
         })
     };
+    let need = |key: &str| get(key)?.ok_or_else(|| corrupt(path, format!("meta {key} missing")));
     if !(1..=STORE_FORMAT).contains(&format) {
         return mismatch("store format", format.to_string(), STORE_FORMAT.to_string());
     }
-    let fpv = read_u32(path, "fingerprint_version", &get("fingerprint_version")?)?;
+    let fpv = read_u32(path, "fingerprint_version", &need("fingerprint_version")?)?;
     if fpv != FINGERPRINT_VERSION {
         return mismatch(
             "fingerprint version",
@@ -465,19 +475,37 @@ pub(super) fn check_identity(
             FINGERPRINT_VERSION.to_string(),
         );
     }
-    for (key, field, want) in [("rung", "rung", &id.rung), ("form", "form", &id.form)] {
-        let stored = String::from_utf8_lossy(&get(key)?).into_owned();
-        if &stored != want {
-            return mismatch(field, stored, want.clone());
-        }
+    if let Some(stored) = get("identity")? {
+        let stored = String::from_utf8_lossy(&stored).into_owned();
+        return if stored == id.text() {
+            Ok(IdentityCheck::Same)
+        } else {
+            mismatch("identity", stored, id.text().to_owned())
+        };
     }
-    let rules = read_u32(path, "ruleset_version", &get("ruleset_version")?)?;
-    if rules != id.ruleset_version {
+    // a store of format 3 or older: rung, form and rule-set version
+    let rung = String::from_utf8_lossy(&need("rung")?).into_owned();
+    let form = String::from_utf8_lossy(&need("form")?).into_owned();
+    let rules = read_u32(path, "ruleset_version", &need("ruleset_version")?)?;
+    let Some((want_rung, want_form, want_rules)) = id.legacy() else {
+        return mismatch(
+            "identity",
+            format!("rung {rung}, form {form}, rule-set version {rules}"),
+            id.text().to_owned(),
+        );
+    };
+    if rung != want_rung {
+        return mismatch("rung", rung, want_rung.to_owned());
+    }
+    if form != want_form {
+        return mismatch("form", form, want_form.to_owned());
+    }
+    if rules != want_rules {
         return mismatch(
             "rule-set version",
             rules.to_string(),
-            id.ruleset_version.to_string(),
+            want_rules.to_string(),
         );
     }
-    Ok(())
+    Ok(IdentityCheck::Adopt)
 }

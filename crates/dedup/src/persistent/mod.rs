@@ -23,8 +23,13 @@ use std::path::{Path, PathBuf};
 /// store; a store of a later layout is refused with [`DedupError::IdentityMismatch`].
 ///
 /// ```
-/// assert_eq!(linksieve_dedup::STORE_FORMAT, 3);
+/// assert_eq!(linksieve_dedup::STORE_FORMAT, 4);
 /// ```
+///
+/// Format 4 records the keys' identity whole, as the caller's opaque text ([`StoreIdentity`])
+/// where format 3 kept a rung, a form and a rule-set version: a format-3 store whose fields
+/// match the caller's [`StoreIdentity::with_legacy`] takes the new identity at its first open
+/// (nothing else changes).
 ///
 /// Format 3 gives every value a checksum (each chunk of a run, each run's record, each `meta`
 /// entry) and each chunk the first fingerprint of the run's next chunk, so that a damaged store
@@ -37,44 +42,75 @@ use std::path::{Path, PathBuf};
 /// Format 2 records which process runs wrote a discarded (atomic) output (`discarded_runs`)
 /// where format 1 kept a "last completed run" mark; a format-1 store is upgraded too (runs
 /// after that mark count as discarded, as format 1 counted them for `--out`).
-pub const STORE_FORMAT: u32 = 3;
+pub const STORE_FORMAT: u32 = 4;
 
 /// Lookup answers, ordered: a candidate keeps the largest it gets.
 const ABSENT: u8 = 0;
 const IN_ABANDONED: u8 = 1;
 const SEEN: u8 = 2;
 
-/// What keys of a store are: recorded when the store is made, compared at every open. Keys made
-/// with another rung, form or rule set are different strings, so a store refuses to mix them.
+/// What the keys of a store are: recorded when the store is made, compared at every open. An
+/// opaque text to this crate: its caller puts in it every option that changes a key (linksieve
+/// writes its key identity as JSON: hash, rung, form, rules, profile, `--nfc`, `--input`), so a
+/// store refuses keys made another way.
 ///
 /// ```
 /// use linksieve_dedup::StoreIdentity;
-/// let id = StoreIdentity::new("scheme", "uri", 0);
-/// assert_eq!(id.rung, "scheme");
+/// let id = StoreIdentity::new(r#"{"rung":"scheme"}"#);
+/// assert_eq!(id.text(), r#"{"rung":"scheme"}"#);
+/// assert_eq!(id.legacy(), None);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoreIdentity {
-    /// The ladder rung of the keys (`"scheme"`...).
-    pub rung: String,
-    /// The key form (`"uri"`, `"iri"`, `"surt"`...).
-    pub form: String,
-    /// The version of the crawler rule set (0 when none).
-    pub ruleset_version: u32,
+    text: String,
+    legacy: Option<(String, String, u32)>,
 }
 
 impl StoreIdentity {
-    /// An identity from its parts.
+    /// An identity from its text.
     ///
     /// ```
-    /// let id = linksieve_dedup::StoreIdentity::new("protocol", "surt", 3);
-    /// assert_eq!(id.ruleset_version, 3);
+    /// let id = linksieve_dedup::StoreIdentity::new("scheme uri 0");
+    /// assert_eq!(id.text(), "scheme uri 0");
     /// ```
-    pub fn new(rung: impl Into<String>, form: impl Into<String>, ruleset_version: u32) -> Self {
+    pub fn new(text: impl Into<String>) -> Self {
         StoreIdentity {
-            rung: rung.into(),
-            form: form.into(),
-            ruleset_version,
+            text: text.into(),
+            legacy: None,
         }
+    }
+
+    /// What a store made before [`STORE_FORMAT`] 4 recorded for the same keys (their rung,
+    /// form and rule-set version): such a store whose fields match takes this identity at its
+    /// first open ([`PersistentSet::identity_adopted`]); one whose fields differ is refused.
+    ///
+    /// ```
+    /// let id = linksieve_dedup::StoreIdentity::new("{}").with_legacy("scheme", "uri", 0);
+    /// assert_eq!(id.legacy(), Some(("scheme", "uri", 0)));
+    /// ```
+    pub fn with_legacy(mut self, rung: &str, form: &str, ruleset_version: u32) -> Self {
+        self.legacy = Some((rung.to_owned(), form.to_owned(), ruleset_version));
+        self
+    }
+
+    /// The text.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_dedup::StoreIdentity::new("x").text(), "x");
+    /// ```
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The fields a store of format 3 or older recorded, when given.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_dedup::StoreIdentity::new("x").legacy(), None);
+    /// ```
+    pub fn legacy(&self) -> Option<(&str, &str, u32)> {
+        self.legacy
+            .as_ref()
+            .map(|(r, f, v)| (r.as_str(), f.as_str(), *v))
     }
 }
 
@@ -174,7 +210,7 @@ impl Default for PersistentOptions {
 /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
 /// let dir = tempfile::tempdir().unwrap();
 /// let path = dir.path().join("seen.redb");
-/// let id = StoreIdentity::new("scheme", "uri", 0);
+/// let id = StoreIdentity::new("scheme uri 0");
 /// let mut new = Vec::new();
 ///
 /// let mut run1 = PersistentSet::open(&path, &id, PersistentOptions::default()).unwrap();
@@ -188,7 +224,7 @@ impl Default for PersistentOptions {
 /// assert_eq!(run2.len(), 3);
 /// drop(run2);
 ///
-/// let other = StoreIdentity::new("scheme", "surt", 0);
+/// let other = StoreIdentity::new("scheme surt 0");
 /// assert!(PersistentSet::open(&path, &other, PersistentOptions::default()).is_err());
 /// ```
 pub struct PersistentSet {
@@ -200,6 +236,10 @@ pub struct PersistentSet {
     /// their keys count as new (see [`Abandoned`]).
     discarded: Vec<u32>,
     len: u64,
+    /// Keys in the store when it was opened.
+    len_at_open: u64,
+    /// The store took this run's identity at this open (see [`StoreIdentity::with_legacy`]).
+    adopted: bool,
     cache_bytes: usize,
     runs: Vec<RunInfo>,
     next_no: u64,
@@ -244,11 +284,11 @@ impl PersistentSet {
     /// use linksieve_dedup::{DedupError, PersistentOptions, PersistentSet, StoreIdentity};
     /// let dir = tempfile::tempdir().unwrap();
     /// let path = dir.path().join("seen.redb");
-    /// let set = PersistentSet::open(&path, &StoreIdentity::new("scheme", "uri", 0), PersistentOptions::default()).unwrap();
+    /// let set = PersistentSet::open(&path, &StoreIdentity::new("scheme uri 0"), PersistentOptions::default()).unwrap();
     /// assert_eq!(set.run_id(), 1);
     /// drop(set);
-    /// let err = PersistentSet::open(&path, &StoreIdentity::new("syntax", "uri", 0), PersistentOptions::default()).unwrap_err();
-    /// assert!(matches!(err, DedupError::IdentityMismatch { field: "rung", .. }));
+    /// let err = PersistentSet::open(&path, &StoreIdentity::new("syntax uri 0"), PersistentOptions::default()).unwrap_err();
+    /// assert!(matches!(err, DedupError::IdentityMismatch { field: "identity", .. }));
     /// ```
     pub fn open(
         path: impl AsRef<Path>,
@@ -308,6 +348,8 @@ impl PersistentSet {
             run: opened.run,
             discarded: opened.discarded,
             len: opened.len,
+            len_at_open: opened.len,
+            adopted: opened.adopted,
             cache_bytes: options.cache_bytes,
             runs: opened.runs,
             next_no: opened.next_no,
@@ -330,7 +372,7 @@ impl PersistentSet {
     /// ```
     /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let id = StoreIdentity::new("scheme uri 0");
     /// let set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
     /// set.finish().unwrap();
     /// ```
@@ -352,7 +394,7 @@ impl PersistentSet {
     /// use linksieve_dedup::{Abandoned, Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
     /// let dir = tempfile::tempdir().unwrap();
     /// let (store, tmp, out) = (dir.path().join("s"), dir.path().join(".out.tmp"), dir.path().join("out"));
-    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let id = StoreIdentity::new("scheme uri 0");
     /// let atomic = PersistentOptions { abandoned: Abandoned::New, ..Default::default() };
     /// let mut set = PersistentSet::open(&store, &id, atomic.clone()).unwrap();
     /// let mut new = Vec::new();
@@ -415,12 +457,27 @@ impl PersistentSet {
         })
     }
 
+    /// True when the store was made before it recorded its keys' identity whole (format 3 or
+    /// older) and took this run's identity at this open ([`StoreIdentity::with_legacy`]): the
+    /// caller may say so, as the old store could not tell which of the options it did not
+    /// record its keys were made with.
+    ///
+    /// ```
+    /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let set = PersistentSet::open(dir.path().join("s"), &StoreIdentity::new("k"), PersistentOptions::default()).unwrap();
+    /// assert!(!set.identity_adopted());
+    /// ```
+    pub fn identity_adopted(&self) -> bool {
+        self.adopted
+    }
+
     /// This run's number (1 for the first run of a store).
     ///
     /// ```
     /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let id = StoreIdentity::new("scheme uri 0");
     /// let p = dir.path().join("s");
     /// drop(PersistentSet::open(&p, &id, PersistentOptions::default()).unwrap());
     /// assert_eq!(PersistentSet::open(&p, &id, PersistentOptions::default()).unwrap().run_id(), 2);
@@ -434,7 +491,7 @@ impl PersistentSet {
     /// ```
     /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let id = StoreIdentity::new("scheme uri 0");
     /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
     /// set.insert_batch(&[Fingerprint(4)], &mut Vec::new()).unwrap();
     /// assert_eq!(set.len(), 1);
@@ -448,7 +505,7 @@ impl PersistentSet {
     /// ```
     /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let id = StoreIdentity::new("scheme uri 0");
     /// assert!(PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
@@ -460,7 +517,7 @@ impl PersistentSet {
     /// ```
     /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let id = StoreIdentity::new("scheme uri 0");
     /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
     /// for v in 0..4u128 { set.insert_batch(&[Fingerprint(v)], &mut Vec::new()).unwrap(); }
     /// assert_eq!(set.runs(), 1); // four runs of level 0 were merged into one
@@ -474,7 +531,7 @@ impl PersistentSet {
     /// ```
     /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let id = StoreIdentity::new("scheme uri 0");
     /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
     /// set.insert_batch(&[Fingerprint(4)], &mut Vec::new()).unwrap();
     /// assert!(set.contains(Fingerprint(4)).unwrap());
@@ -503,7 +560,7 @@ impl PersistentSet {
     /// ```
     /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let id = StoreIdentity::new("scheme uri 0");
     /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
     /// set.insert_batch(&[Fingerprint(9), Fingerprint(4)], &mut Vec::new()).unwrap();
     /// set.insert_batch(&[Fingerprint(1)], &mut Vec::new()).unwrap();
@@ -534,7 +591,7 @@ impl PersistentSet {
     /// ```
     /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let id = StoreIdentity::new("scheme uri 0");
     /// let set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
     /// assert!(set.disk_bytes().unwrap() > 0);
     /// ```
@@ -553,7 +610,7 @@ impl PersistentSet {
     /// ```
     /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
     /// let dir = tempfile::tempdir().unwrap();
-    /// let id = StoreIdentity::new("scheme", "uri", 0);
+    /// let id = StoreIdentity::new("scheme uri 0");
     /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
     /// set.compact().unwrap();
     /// ```
@@ -682,6 +739,34 @@ impl SeenSet for PersistentSet {
 
     fn len(&self) -> u64 {
         self.len
+    }
+
+    fn durable(&self) -> bool {
+        true
+    }
+
+    fn finish(self: Box<Self>) -> Result<()> {
+        PersistentSet::finish(*self)
+    }
+
+    fn finish_with_output(
+        self: Box<Self>,
+        tmp: &Path,
+        publish: &mut dyn FnMut() -> std::io::Result<()>,
+    ) -> Result<()> {
+        PersistentSet::finish_with_output(*self, tmp, publish)
+    }
+
+    fn report(&self) -> crate::SetReport {
+        crate::SetReport {
+            keys_at_open: Some(self.len_at_open),
+            warning: self.adopted.then(|| {
+                "the store was made before it recorded every option that changes a key \
+                 (--nfc, --input, --redirects, profile options): it now records this run's"
+                    .to_owned()
+            }),
+            ..Default::default()
+        }
     }
 
     /// Scratch buffers plus what the page cache can hold: the smaller of its limit given at

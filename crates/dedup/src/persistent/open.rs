@@ -2,8 +2,9 @@
 //! (the runs and counters, checked against each other) in one write transaction.
 
 use super::format::{
-    CHUNKS, META, RUNS, RunInfo, StoreCtx, check_identity, corrupt, decode_publishing, decode_tags,
-    encode_tags, meta_get, meta_need, meta_put, read_u64, runs_digest, stored_format,
+    CHUNKS, IdentityCheck, META, RUNS, RunInfo, StoreCtx, check_identity, corrupt,
+    decode_publishing, decode_tags, encode_tags, meta_get, meta_need, meta_put, read_u64,
+    runs_digest, stored_format,
 };
 use super::{Abandoned, PersistentSet, STORE_FORMAT, StoreIdentity, upgrade};
 use crate::{FINGERPRINT_VERSION, Result};
@@ -19,6 +20,8 @@ pub(super) struct Opened {
     pub(super) runs: Vec<RunInfo>,
     /// The temporary output of a run killed while it put it in place, to remove.
     pub(super) stale: Option<PathBuf>,
+    /// The store was made before it recorded its keys' identity whole, and took this one.
+    pub(super) adopted: bool,
 }
 
 impl PersistentSet {
@@ -32,6 +35,7 @@ impl PersistentSet {
     ) -> Result<Opened> {
         let mut txn = db.begin_write().ctx(path)?;
         txn.set_quick_repair(true);
+        let mut adopted = false;
         let opened = {
             let mut meta = txn.open_table(META).ctx(path)?;
             let mut chunks = txn.open_table(CHUNKS).ctx(path)?;
@@ -39,12 +43,10 @@ impl PersistentSet {
             let empty = chunks.is_empty().ctx(path)? && runs_table.is_empty().ctx(path)?;
             match stored_format(path, &meta, empty)? {
                 None => {
-                    let fields: [(&str, &[u8]); 10] = [
+                    let fields: [(&str, &[u8]); 8] = [
                         ("store_format", &STORE_FORMAT.to_le_bytes()),
                         ("fingerprint_version", &FINGERPRINT_VERSION.to_le_bytes()),
-                        ("rung", identity.rung.as_bytes()),
-                        ("form", identity.form.as_bytes()),
-                        ("ruleset_version", &identity.ruleset_version.to_le_bytes()),
+                        ("identity", identity.text().as_bytes()),
                         ("count", &0u64.to_le_bytes()),
                         ("next_run", &1u32.to_le_bytes()),
                         ("discarded_runs", &[]),
@@ -56,20 +58,34 @@ impl PersistentSet {
                     }
                 }
                 Some(format) if format < STORE_FORMAT => {
-                    let raw = |key: &str| -> Result<Vec<u8>> {
-                        meta.get(key)
-                            .ctx(path)?
-                            .map(|v| v.value().to_vec())
-                            .ok_or_else(|| corrupt(path, format!("meta {key} missing")))
+                    // format 3 is format 4 without the whole identity: nothing else to upgrade
+                    let check = if format < 3 {
+                        let raw = |key: &str| -> Result<Option<Vec<u8>>> {
+                            Ok(meta.get(key).ctx(path)?.map(|v| v.value().to_vec()))
+                        };
+                        let check = check_identity(path, format, raw, identity)?;
+                        upgrade::upgrade(path, format, &mut meta, &mut runs_table, &mut chunks)?;
+                        check
+                    } else {
+                        let check =
+                            check_identity(path, format, |k| meta_get(path, &meta, k), identity)?;
+                        meta_put(path, &mut meta, "store_format", &STORE_FORMAT.to_le_bytes())?;
+                        check
                     };
-                    check_identity(path, format, raw, identity)?;
-                    upgrade::upgrade(path, format, &mut meta, &mut runs_table, &mut chunks)?;
+                    adopted = check == IdentityCheck::Adopt;
                 }
                 Some(format) => {
-                    check_identity(path, format, |k| meta_need(path, &meta, k), identity)?;
+                    let check =
+                        check_identity(path, format, |k| meta_get(path, &meta, k), identity)?;
+                    adopted = check == IdentityCheck::Adopt;
                 }
             }
-            Self::read_state(path, &mut meta, &runs_table, abandoned)?
+            if adopted {
+                meta_put(path, &mut meta, "identity", identity.text().as_bytes())?;
+            }
+            let mut opened = Self::read_state(path, &mut meta, &runs_table, abandoned)?;
+            opened.adopted = adopted;
+            opened
         };
         txn.commit().ctx(path)?;
         Ok(opened)
@@ -156,6 +172,7 @@ impl PersistentSet {
             next_no,
             runs,
             stale,
+            adopted: false,
         })
     }
 }

@@ -6,8 +6,9 @@ use crate::FINGERPRINT_VERSION;
 use crate::MemorySet;
 use redb::ReadableTable;
 
+/// The identity of the tests' keys, with what a store of format 3 or older recorded of them.
 fn id() -> StoreIdentity {
-    StoreIdentity::new("scheme", "uri", 0)
+    StoreIdentity::new(r#"{"rung":"scheme","form":"uri"}"#).with_legacy("scheme", "uri", 0)
 }
 
 fn opts(abandoned: Abandoned) -> PersistentOptions {
@@ -62,13 +63,15 @@ fn identity_fields_are_checked() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("seen.redb");
     drop(PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap());
-    for (other, field) in [
-        (StoreIdentity::new("protocol", "uri", 0), "rung"),
-        (StoreIdentity::new("scheme", "iri", 0), "form"),
-        (StoreIdentity::new("scheme", "uri", 2), "rule-set version"),
+    for other in [
+        r#"{"rung":"protocol","form":"uri"}"#,
+        r#"{"rung":"scheme"}"#,
+        "",
     ] {
-        match PersistentSet::open(&path, &other, opts(Abandoned::Seen)) {
-            Err(DedupError::IdentityMismatch { field: f, .. }) => assert_eq!(f, field),
+        match PersistentSet::open(&path, &StoreIdentity::new(other), opts(Abandoned::Seen)) {
+            Err(DedupError::IdentityMismatch { field, stored, .. }) => {
+                assert_eq!((field, stored.as_str()), ("identity", id().text()));
+            }
             other => panic!("{other:?}"),
         }
     }
@@ -271,7 +274,21 @@ fn a_format_1_store_is_upgraded() {
         2000,
         &[("last_completed_run", &last)],
     );
-    let (new, _) = run_once(&path, Abandoned::Seen, &[1, 2, 3]);
+    // the fields it recorded are checked against the new identity's legacy ones
+    for (other, field) in [
+        (id().with_legacy("protocol", "uri", 0), "rung"),
+        (id().with_legacy("scheme", "iri", 0), "form"),
+        (id().with_legacy("scheme", "uri", 2), "rule-set version"),
+        (StoreIdentity::new(id().text()), "identity"),
+    ] {
+        match PersistentSet::open(&path, &other, opts(Abandoned::Seen)) {
+            Err(DedupError::IdentityMismatch { field: f, .. }) => assert_eq!(f, field),
+            other => panic!("{other:?}"),
+        }
+    }
+    let (new, set) = run_once(&path, Abandoned::Seen, &[1, 2, 3]);
+    assert!(set.identity_adopted());
+    drop(set);
     assert_eq!(
         new,
         [false, true, true],
@@ -281,6 +298,13 @@ fn a_format_1_store_is_upgraded() {
         format_of(&path),
         meta_value("store_format", &STORE_FORMAT.to_le_bytes())
     );
+    // now it has the whole identity: the legacy fields are not asked again
+    let set = PersistentSet::open(
+        &path,
+        &StoreIdentity::new(id().text()),
+        opts(Abandoned::Seen),
+    );
+    assert!(!set.unwrap().identity_adopted());
 }
 
 #[test]

@@ -46,7 +46,7 @@ mod sink;
 mod tests;
 mod worker;
 
-use crate::dedup::{Dedup, DedupError};
+use crate::delivery::Output;
 use crate::html::unescape_link;
 use crate::keyer::Keyer;
 use crate::keyer::keyable;
@@ -63,6 +63,7 @@ use encoding_rs::Encoding;
 use late::*;
 pub(crate) use late::{decides_late, detect_encoding_after_ascii, first_non_ascii};
 use linksieve_dedup::Fingerprint;
+use linksieve_dedup::{CommitPolicy, DedupError, SeenSet};
 use linksieve_iri::{Climb, InputMode, NormalizeError, NormalizeOptions, Rung, WebUrl, web_to_iri};
 use linksieve_scan::{EncodingChoice, Hit, HitRef, LinkKind, ScanOptions, Scanner};
 use ranges::*;
@@ -71,7 +72,7 @@ use reader::*;
 use schedule::*;
 use sink::*;
 use std::collections::BTreeMap;
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use worker::*;
@@ -116,12 +117,15 @@ pub struct RunOptions {
     /// Told of each input that cannot be read (or not to its end) when it happens, before the
     /// run ends (the CLI prints it to stderr at once); the failure is in the summary too.
     pub on_input_failure: Option<FailureHook>,
+    /// When a durable seen-set records the keys it answered new, once they are delivered
+    /// (`--commit`; see [`crate::seen::DEFAULT_COMMIT`]). `--counts` delivers at the end only.
+    pub commit: CommitPolicy,
 }
 
 /// A callback for input failures as they happen (see [`RunOptions::on_input_failure`]).
 ///
 /// ```
-/// use linksieve_pipeline::{FailureHook, InputSpec, RunOptions, run, dedup::MemoryDedup};
+/// use linksieve_pipeline::{FailureHook, InputSpec, RunOptions, run};
 /// use std::sync::{Arc, Mutex};
 /// let seen = Arc::new(Mutex::new(Vec::new()));
 /// let s = seen.clone();
@@ -130,7 +134,7 @@ pub struct RunOptions {
 ///     ..RunOptions::default()
 /// };
 /// let inputs = [InputSpec::File("/no/such/input".into())];
-/// run(&inputs, &opts, &mut MemoryDedup::default(), &mut Vec::new(), &Default::default(), &Default::default()).unwrap();
+/// run(&inputs, &opts, &mut linksieve_dedup::MemorySet::new(), &mut Vec::new(), &Default::default(), &Default::default()).unwrap();
 /// assert_eq!(*seen.lock().unwrap(), ["/no/such/input"]);
 /// ```
 #[derive(Clone)]
@@ -228,6 +232,7 @@ impl Default for RunOptions {
             counts: false,
             warc_records: WarcRecords::Content,
             on_input_failure: None,
+            commit: crate::seen::DEFAULT_COMMIT,
         }
     }
 }
@@ -261,13 +266,13 @@ pub type Progress = Arc<AtomicU64>;
 /// `cancel` stops reading (SIGINT); what was read is still processed and written.
 ///
 /// ```
-/// use linksieve_pipeline::{run, InputSpec, RunOptions, dedup::MemoryDedup};
+/// use linksieve_pipeline::{run, InputSpec, RunOptions, linksieve_dedup::MemorySet};
 /// let dir = std::env::temp_dir().join(format!("ls-run-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let f = dir.join("a.txt");
 /// std::fs::write(&f, "see HTTP://Example.COM:80/a and http://example.com/a, or <http://example.com/b>").unwrap();
 /// let mut out = Vec::new();
-/// let stats = run(&[InputSpec::File(f)], &RunOptions::default(), &mut MemoryDedup::default(), &mut out, &Default::default(), &Default::default()).unwrap();
+/// let stats = run(&[InputSpec::File(f)], &RunOptions::default(), &mut linksieve_dedup::MemorySet::new(), &mut out, &Default::default(), &Default::default()).unwrap();
 /// assert_eq!(String::from_utf8(out).unwrap(), "http://example.com/a\nhttp://example.com/b\n");
 /// assert_eq!((stats.links_found, stats.unique_keys, stats.duplicates), (3, 2, 1));
 /// std::fs::remove_dir_all(dir).unwrap();
@@ -275,8 +280,8 @@ pub type Progress = Arc<AtomicU64>;
 pub fn run(
     inputs: &[InputSpec],
     opts: &RunOptions,
-    dedup: &mut dyn Dedup,
-    out: &mut dyn Write,
+    dedup: &mut dyn SeenSet,
+    out: &mut dyn Output,
     progress: &Progress,
     cancel: &Arc<AtomicBool>,
 ) -> Result<RunStats, RunError> {
@@ -288,12 +293,22 @@ pub fn run(
     };
     let mut sink = Sink::new(opts, dedup, out);
     // the reader's counters, then the sink's (its failed inputs after the reader's)
-    let mut stats = if threads == 1 {
-        sequential(inputs, opts, &mut sink, progress, cancel)?
+    let result = if threads == 1 {
+        sequential(inputs, opts, &mut sink, progress, cancel)
     } else {
-        parallel(inputs, opts, threads, &mut sink, progress, cancel)?
-    };
-    sink.finish()?;
-    stats += sink.take_stats();
-    Ok(stats)
+        parallel(inputs, opts, threads, &mut sink, progress, cancel)
+    }
+    .and_then(|stats| sink.finish().map(|()| stats));
+    match result {
+        Ok(mut stats) => {
+            stats += sink.take_stats();
+            Ok(stats)
+        }
+        Err(e) => {
+            if matches!(e, RunError::Output(_)) {
+                sink.cut_partial();
+            }
+            Err(e)
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! rung and writes new keys (and rejected links) in order.
 
 use super::*;
+use crate::delivery::Recorder;
 
 /// The rungs that can lie below the chosen one; rung `i` is tag `i` of the sink's Bloom filter.
 pub(super) const LOWER_RUNGS: [Rung; 3] = [Rung::String, Rung::Syntax, Rung::Scheme];
@@ -15,8 +16,10 @@ pub(super) const LOWER_RUNG_SMALL_KEYS: usize = 64 << 10;
 /// The sink: reorders chunk results, deduplicates, writes.
 pub(super) struct Sink<'a> {
     pub(super) opts: &'a RunOptions,
-    pub(super) dedup: &'a mut dyn Dedup,
+    pub(super) dedup: &'a mut dyn SeenSet,
     pub(super) printer: Printer<'a>,
+    /// Syncs a durable set once what it answered is delivered.
+    pub(super) recorder: Recorder,
     pub(super) lower: linksieve_dedup::StagedBits,
     /// Where finished chunks' buffers go back to the jobs.
     pub(super) spares: Spares,
@@ -36,8 +39,8 @@ pub(super) struct Sink<'a> {
 impl<'a> Sink<'a> {
     pub(super) fn new(
         opts: &'a RunOptions,
-        dedup: &'a mut dyn Dedup,
-        out: &'a mut dyn Write,
+        dedup: &'a mut dyn SeenSet,
+        out: &'a mut dyn Output,
     ) -> Self {
         // Rungs below the chosen one: blocked Bloom filters of 512-bit blocks, each rung's
         // keys under its own tag (a link that is its own key at every rung costs one cache
@@ -59,11 +62,18 @@ impl<'a> Sink<'a> {
             7,
         );
         // an approx set's "seen" answers are counted apart (see `account`)
-        let approx_filter_seen = dedup.expected_false_drops().map(|_| 0);
+        let approx_filter_seen = dedup.report().expected_false_drops.map(|_| 0);
+        // `--counts` delivers every key at the end
+        let policy = if opts.counts {
+            CommitPolicy::END
+        } else {
+            opts.commit
+        };
         Sink {
             opts,
             dedup,
             printer: Printer::new(out, opts.format, opts.counts),
+            recorder: Recorder::new(policy),
             lower,
             spares: unbounded(),
             spare_limit: 1,
@@ -159,7 +169,7 @@ impl<'a> Sink<'a> {
         let fps: Vec<Fingerprint> = c.items.iter().map(|i| Fingerprint(i.fp)).collect();
         // The chunk waits in `ordered` until its answers come: a spill set counts it.
         self.dedup
-            .submit_holding(&fps, c.held_bytes(), self.ordered.answers())?;
+            .submit(&fps, c.held_bytes(), self.ordered.answers())?;
         // counted now (the reason is not written): moved, not copied
         for r in &mut c.rejected {
             self.stats.reject(std::mem::take(&mut r.reason));
@@ -170,12 +180,8 @@ impl<'a> Sink<'a> {
             self.recycle(c);
         }
         self.drain()?;
-
-        if self.dedup.durable() {
-            // What was committed is written now, not when the buffer fills (see PersistentDedup).
-            self.printer.flush().map_err(RunError::Output)?;
-        }
-        Ok(())
+        // a durable set records what it answered once the output delivered it
+        self.recorder.step(self.dedup, self.printer.output())
     }
 
     /// Writes the pending items that have a decision, in order, and the chunks' rejected
@@ -318,24 +324,30 @@ impl<'a> Sink<'a> {
     }
 
     pub(super) fn finish(&mut self) -> Result<(), RunError> {
-        self.dedup.finish(self.ordered.answers())?;
+        self.dedup.answer_rest(self.ordered.answers())?;
         self.drain()?;
         if self.opts.counts {
             for (k, n) in std::mem::take(&mut self.counts) {
                 self.printer.count(&k, n).map_err(RunError::Output)?;
             }
         }
-        self.printer.flush().map_err(RunError::Output)
+        self.recorder.end(self.dedup, self.printer.output())
+    }
+
+    /// After a failed write: no partial key left at the output's end.
+    pub(super) fn cut_partial(&mut self) {
+        crate::delivery::cut_partial(self.printer.output());
     }
 
     /// The sink's counters (links, keys, duplicates by rung, rejects, inputs that failed in a
     /// range read) with the seen-set's facts, for adding to the reader's.
     pub(super) fn take_stats(&mut self) -> RunStats {
         let mut s = std::mem::take(&mut self.stats);
-        s.store_keys_at_open = self.dedup.store_keys_at_open();
-        s.expected_false_drops = self.dedup.expected_false_drops();
-        s.expected_false_drops_error = self.dedup.false_drops_error();
-        s.seen_set_warning = self.dedup.warning();
+        let report = self.dedup.report();
+        s.store_keys_at_open = report.keys_at_open;
+        s.expected_false_drops = report.expected_false_drops;
+        s.expected_false_drops_error = report.false_drops_error;
+        s.seen_set_warning = report.warning;
         s.seen_set_bytes = self.dedup.memory_bytes() as u64;
         s.peak_rss_bytes = crate::peak_rss_bytes();
         s

@@ -110,7 +110,7 @@ fn a_file_that_shrank_is_one_input_failure() {
     // as if the file had been 5 chunks longer when it was opened
     let len = text.len() as u64 + 5 * 4096;
     let free = crossbeam_channel::unbounded();
-    let mut dedup = crate::dedup::MemoryDedup::default();
+    let mut dedup = linksieve_dedup::MemorySet::new();
     let mut out = Vec::new();
     let mut sink = Sink::new(&opts, &mut dedup, &mut out);
     for k in 0..len.div_ceil(4096) {

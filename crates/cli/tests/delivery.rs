@@ -1,0 +1,348 @@
+//! A key is recorded as seen only after it is delivered (issue 31, item 1): with a `--seen`
+//! store, a consumer that stops reading, an output that fills its disk and `kill -9` at any
+//! moment lose no key. Each test compares the union of what every run delivered with the
+//! input's keys computed by another path (`linksieve scan | linksieve normalize`, no store),
+//! and counts the keys delivered twice (allowed: keys in flight at the crash).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_linksieve"))
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "linksieve-cli-delivery-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}
+
+/// Writes `n` distinct links to a file.
+fn many_links(path: &Path, n: usize) {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    for i in 0..n {
+        writeln!(
+            f,
+            "see HTTP://Host{}.example:80/page/{i}?q={} and more text",
+            i % 977,
+            i * 7
+        )
+        .expect("write");
+    }
+}
+
+/// The input's keys by another path than `run`: `scan` finds the links, `normalize` keys them.
+fn keys_by_scan_and_normalize(input: &Path) -> BTreeSet<String> {
+    let scan = bin()
+        .args(["scan", input.to_str().expect("p")])
+        .output()
+        .expect("scan");
+    assert!(scan.status.success());
+    let mut norm = bin()
+        .args(["normalize", "--input", "leiri", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("normalize");
+    let mut stdin = norm.stdin.take().expect("stdin");
+    let links = scan.stdout;
+    let feeder = std::thread::spawn(move || stdin.write_all(&links).expect("feed"));
+    let out = norm.wait_with_output().expect("normalize");
+    feeder.join().expect("feeder");
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// How many times each key was delivered over several outputs; every line must be whole.
+fn tally(outputs: &[Vec<u8>]) -> BTreeMap<String, usize> {
+    let mut n = BTreeMap::new();
+    for o in outputs {
+        assert!(
+            o.is_empty() || o.ends_with(b"\n"),
+            "an output ends in a partial key: {:?}",
+            String::from_utf8_lossy(&o[o.len().saturating_sub(80)..])
+        );
+        for l in String::from_utf8_lossy(o).lines() {
+            *n.entry(l.to_owned()).or_default() += 1;
+        }
+    }
+    n
+}
+
+/// Every key delivered at least once, nothing else; returns how many were delivered twice or
+/// more.
+fn check_union(all: &BTreeSet<String>, outputs: &[Vec<u8>], what: &str) -> usize {
+    let n = tally(outputs);
+    let got: BTreeSet<String> = n.keys().cloned().collect();
+    let lost: Vec<_> = all.difference(&got).take(3).collect();
+    assert!(
+        lost.is_empty(),
+        "{what}: {} keys never delivered, e.g. {lost:?}",
+        all.difference(&got).count()
+    );
+    let extra: Vec<_> = got.difference(all).take(3).collect();
+    assert!(extra.is_empty(), "{what}: keys not of the input: {extra:?}");
+    n.values().filter(|&&c| c > 1).count()
+}
+
+fn kill(child: &Child) {
+    let ok = Command::new("kill")
+        .args(["-KILL", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(ok.success());
+}
+
+/// A run until it ends, its output appended to `outputs`; it must succeed.
+fn rerun(args: &[&str], outputs: &mut Vec<Vec<u8>>) {
+    let out = bin().args(args).output().expect("rerun");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    outputs.push(out.stdout);
+}
+
+/// A consumer that reads some lines then closes the pipe (`| head`), for `run` and `dedup`:
+/// before, the keys written to the pipe and never read were committed, so no later run wrote
+/// them (2,000-50,000 of 60,000 lost here). Now the store records only what the reader read:
+/// the run says how many keys it did not record and exits 4; the rerun delivers the rest.
+#[test]
+fn a_consumer_that_stops_reading_loses_no_key() {
+    let dir = tempdir("consumer");
+    let input = dir.join("in.txt");
+    many_links(&input, 60_000);
+    let all = keys_by_scan_and_normalize(&input);
+    let keys_file = dir.join("keys.txt");
+    std::fs::write(
+        &keys_file,
+        all.iter().map(|k| format!("{k}\n")).collect::<String>(),
+    )
+    .expect("keys");
+    for (cmd, source) in [("run", &input), ("dedup", &keys_file)] {
+        for (round, take) in [10usize, 5_000, 40_000].into_iter().enumerate() {
+            let store = dir.join(format!("{cmd}-{round}.redb"));
+            let args = [
+                cmd,
+                "-q",
+                "--seen",
+                store.to_str().expect("p"),
+                source.to_str().expect("p"),
+            ];
+            let mut child = bin()
+                .args(args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn");
+            let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+            let mut got = Vec::new();
+            for _ in 0..take {
+                let mut line = Vec::new();
+                reader.read_until(b'\n', &mut line).expect("read");
+                got.extend(line);
+            }
+            drop(reader);
+            let out = child.wait_with_output().expect("wait");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(4), "{cmd} {take}: {err}");
+            assert!(err.contains("did not record"), "{cmd} {take}: {err}");
+            let mut outputs = vec![got];
+            rerun(&args, &mut outputs);
+            let twice = check_union(&all, &outputs, &format!("{cmd}, reader took {take}"));
+            assert!(twice <= take, "{cmd} {take}: {twice} delivered twice");
+            // and the store now holds every key
+            let third = bin().args(args).output().expect("third");
+            assert!(third.stdout.is_empty(), "{cmd} {take}: all recorded");
+        }
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// An output whose disk fills: the file ends at its last whole key (before: a partial last
+/// line, a wrong key), the run exits 4 saying what it did not record, and a rerun with room
+/// delivers every key the full disk did not take. The disk is a 256 KiB tmpfs (mounted here:
+/// the test runs as root, as CI does) and, for the same write error on any filesystem, a file
+/// size limit (`ulimit -f`, SIGXFSZ ignored: the write fails with EFBIG).
+#[test]
+fn a_full_output_disk_leaves_no_partial_key_and_loses_none() {
+    let dir = tempdir("full");
+    let input = dir.join("in.txt");
+    many_links(&input, 30_000);
+    let all = keys_by_scan_and_normalize(&input);
+    let mnt = dir.join("mnt");
+    std::fs::create_dir_all(&mnt).expect("mnt");
+    let mounted = Command::new("mount")
+        .args([
+            "-t",
+            "tmpfs",
+            "-o",
+            "size=256k",
+            "tmpfs",
+            mnt.to_str().expect("p"),
+        ])
+        .status()
+        .expect("mount");
+    assert!(
+        mounted.success(),
+        "mounting a tmpfs needs root (CI runs as root)"
+    );
+    let store = dir.join("seen.redb");
+    let store = store.to_str().expect("p");
+    let input = input.to_str().expect("p");
+    for (how, limit) in [("tmpfs", None), ("ulimit -f", Some(100))] {
+        let _ = std::fs::remove_file(store);
+        let target = match limit {
+            None => mnt.join("out.txt"),
+            Some(_) => dir.join("limited.txt"),
+        };
+        let _ = std::fs::remove_file(&target);
+        let script = format!(
+            "trap '' XFSZ; {} exec \"$0\" run -q --seen {store} {input} > {}",
+            limit.map_or(String::new(), |kb| format!("ulimit -f {kb};")),
+            target.display()
+        );
+        let out = Command::new("sh")
+            .args(["-c", &script, env!("CARGO_BIN_EXE_linksieve")])
+            .output()
+            .expect("sh");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{how}: {err}");
+        assert!(err.contains("did not record"), "{how}: {err}");
+        let first = std::fs::read(&target).expect("partial output");
+        assert!(!first.is_empty(), "{how}: something was written");
+        std::fs::remove_file(&target).expect("free the disk");
+        let mut outputs = vec![first];
+        rerun(&["run", "-q", "--seen", store, input], &mut outputs);
+        check_union(&all, &outputs, how);
+    }
+    let umounted = Command::new("umount").arg(&mnt).status().expect("umount");
+    assert!(umounted.success());
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// `kill -9` at several moments of a `--seen` run, to a file and to a pipe, with the default
+/// commit policy and `--commit every`: the killed run's output and the reruns' together hold
+/// every key (before: up to one batch of keys committed but never written, lost for good);
+/// with `--commit every`, at most one batch's keys are delivered twice.
+#[test]
+fn kill_9_at_any_moment_loses_no_key() {
+    let dir = tempdir("kill");
+    let input = dir.join("in.txt");
+    many_links(&input, 20_000);
+    let all = keys_by_scan_and_normalize(&input);
+    let input = input.to_str().expect("p").to_owned();
+    for commit in ["100000,1s", "every"] {
+        for (round, delay) in [30u64, 120, 400].into_iter().enumerate() {
+            for to_file in [false, true] {
+                let store = dir.join(format!("s-{commit}-{round}-{to_file}.redb"));
+                let store = store.to_str().expect("p").to_owned();
+                let args = [
+                    "run",
+                    "-q",
+                    "--chunk-size",
+                    "16K",
+                    "-j",
+                    "2",
+                    "--commit",
+                    commit,
+                    "--seen",
+                    &store,
+                    &input,
+                ];
+                let file = dir.join(format!("out-{commit}-{round}-{to_file}.txt"));
+                let stdout = if to_file {
+                    Stdio::from(std::fs::File::create(&file).expect("out"))
+                } else {
+                    Stdio::piped()
+                };
+                let child = bin()
+                    .args(args)
+                    .stdout(stdout)
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .expect("spawn");
+                std::thread::sleep(Duration::from_millis(delay));
+                kill(&child);
+                let killed = child.wait_with_output().expect("wait");
+                let mut first = if to_file {
+                    std::fs::read(&file).expect("read")
+                } else {
+                    killed.stdout
+                };
+                // a line cut by the kill itself (not by a failed write) is not a key delivered
+                if let Some(i) = first.iter().rposition(|&b| b == b'\n') {
+                    first.truncate(i + 1);
+                } else {
+                    first.clear();
+                }
+                let mut outputs = vec![first];
+                rerun(&args, &mut outputs);
+                let what = format!("--commit {commit}, kill after {delay} ms, file {to_file}");
+                let twice = check_union(&all, &outputs, &what);
+                if commit == "every" {
+                    // one 16 KiB chunk holds about 230 links
+                    assert!(twice <= 600, "{what}: {twice} keys delivered twice");
+                }
+                let third = bin().args(args).output().expect("third");
+                assert!(third.stdout.is_empty(), "{what}: all recorded");
+            }
+        }
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// `--counts` delivers every key at the end: a run killed before it recorded nothing, so the
+/// rerun counts every key (before: every key committed so far was lost, 480 k-810 k of 1 M).
+#[test]
+fn counts_killed_before_the_end_records_nothing() {
+    let dir = tempdir("counts");
+    let input = dir.join("in.txt");
+    many_links(&input, 200_000);
+    let all = keys_by_scan_and_normalize(&input);
+    let store = dir.join("seen.redb");
+    let args = [
+        "run",
+        "-q",
+        "--counts",
+        "--chunk-size",
+        "16K",
+        "--seen",
+        store.to_str().expect("p"),
+        input.to_str().expect("p"),
+    ];
+    let child = bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(300));
+    kill(&child);
+    let killed = child.wait_with_output().expect("wait");
+    let out = bin().args(args).output().expect("rerun");
+    assert_eq!(out.status.code(), Some(0));
+    let mut outputs = vec![killed.stdout, out.stdout];
+    for o in &mut outputs {
+        let text: String = String::from_utf8_lossy(o)
+            .lines()
+            .map(|l| format!("{}\n", l.split('\t').next().unwrap_or("")))
+            .collect();
+        *o = text.into_bytes();
+    }
+    check_union(&all, &outputs, "--counts");
+    std::fs::remove_dir_all(dir).ok();
+}
