@@ -346,3 +346,62 @@ fn counts_killed_before_the_end_records_nothing() {
     check_union(&all, &outputs, "--counts");
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A WARC record of `resource` type with 5 links of its own.
+fn warc_record(n: usize) -> Vec<u8> {
+    let body: String = (0..5)
+        .map(|i| format!("see http://r{n}.example/page/{i} here\n"))
+        .collect();
+    let mut r = format!(
+        "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{n:012}>\r\n\
+         WARC-Target-URI: http://r{n}.example/\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(body.as_bytes());
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
+
+/// Streaming a WARC of 3,000 small records with `--seen` records the store a few times, not once
+/// per record (before: one commit, with its fsync, per record: 37.5 s for 20,000 records
+/// against 0.26 s without `--seen`); `--commit every` still records once per batch.
+#[test]
+fn a_warc_of_small_records_is_recorded_by_the_policy_not_per_record() {
+    let dir = tempdir("warc");
+    let warc = dir.join("small.warc");
+    let bytes: Vec<u8> = (0..3000).flat_map(warc_record).collect();
+    std::fs::write(&warc, bytes).expect("warc");
+    for (commit, most) in [(None, 3u64), (Some("every"), 3000)] {
+        let store = dir.join(format!("seen-{}.redb", commit.unwrap_or("default")));
+        let stats = dir.join("stats.json");
+        let mut args = vec![
+            "run",
+            "-q",
+            "--seen",
+            store.to_str().expect("p"),
+            "--stats",
+            stats.to_str().expect("p"),
+        ];
+        if let Some(c) = commit {
+            args.extend(["--commit", c]);
+        }
+        args.push(warc.to_str().expect("p"));
+        let out = bin().args(&args).output().expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 15_000);
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&stats).expect("stats")).expect("json");
+        let commits = s["store_commits"].as_u64().expect("store_commits");
+        assert!(
+            (1..=most).contains(&commits),
+            "--commit {commit:?}: {commits} commits"
+        );
+    }
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -248,6 +248,8 @@ fn reader_present(_file: &File) -> io::Result<()> {
 pub(crate) struct Recorder {
     policy: CommitPolicy,
     last: Instant,
+    /// Syncs done.
+    pub(crate) commits: u64,
 }
 
 impl Recorder {
@@ -255,6 +257,7 @@ impl Recorder {
         Recorder {
             policy,
             last: Instant::now(),
+            commits: 0,
         }
     }
 
@@ -271,6 +274,7 @@ impl Recorder {
         out.flush().map_err(RunError::Output)?;
         if out.get_mut().delivered().map_err(RunError::Output)? {
             set.sync()?;
+            self.commits += 1;
             self.last = Instant::now();
         }
         Ok(())
@@ -286,6 +290,7 @@ impl Recorder {
         if set.durable() && set.unsynced() > 0 {
             out.get_mut().wait_delivered().map_err(RunError::Output)?;
             set.sync()?;
+            self.commits += 1;
         }
         Ok(())
     }

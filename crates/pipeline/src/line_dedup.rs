@@ -40,6 +40,8 @@ pub struct DedupStats {
     pub duplicates: u64,
     /// Keys in the persistent seen-set when the run started.
     pub store_keys_at_open: Option<u64>,
+    /// How many times the store recorded the lines delivered (see `--commit`).
+    pub store_commits: Option<u64>,
     /// `approx` mode: the expected number of new lines wrongly dropped as seen.
     pub expected_false_drops: Option<f64>,
     /// `approx` mode: one standard error of `expected_false_drops`.
@@ -83,7 +85,10 @@ impl DedupStats {
             );
         }
         if let Some(n) = self.store_keys_at_open {
-            s += &format!("keys in the store before this run: {n}\n");
+            s += &format!(
+                "keys in the store before this run: {n}; recorded in {} commits\n",
+                self.store_commits.unwrap_or(0)
+            );
         }
         if let Some(x) = self.expected_false_drops {
             s += &format!(
@@ -166,6 +171,7 @@ pub fn dedup_lines(
     let mut stats = d.stats;
     let report = d.dedup.report();
     stats.store_keys_at_open = report.keys_at_open;
+    stats.store_commits = report.keys_at_open.map(|_| d.recorder.commits);
     stats.expected_false_drops = report.expected_false_drops;
     stats.expected_false_drops_error = report.false_drops_error;
     stats.seen_set_warning = report.warning;

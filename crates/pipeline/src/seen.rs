@@ -213,8 +213,9 @@ fn machine_memory() -> Option<u64> {
 }
 
 /// What the keys made with some options are: every option that changes a key (the fingerprint
-/// hash and its version, the rung, the form, the rule set's version, the redirects, the
-/// profile, `--nfc` and the input mode). Two key sets can be compared (or one store used) only
+/// hash and its version, the rung, the form, the rule set's version, the profile, `--nfc` and
+/// the input mode), but the `--redirects` file, which a crawler grows run after run (see the
+/// guide's "The persistent store"). Two key sets can be compared (or one store used) only
 /// when their identities are equal; `linksieve identity` prints it, a `--seen` store records
 /// it, and the Spark driver keeps it beside its Parquet key set.
 ///
@@ -246,8 +247,6 @@ pub struct KeyIdentity {
     pub nfc: bool,
     /// The input mode links were read in (`strict`, `leiri`, `web`).
     pub input: &'static str,
-    /// A digest of the `--redirects` classes (their keys and targets), when given.
-    pub redirects: Option<String>,
 }
 
 impl KeyIdentity {
@@ -272,10 +271,6 @@ impl KeyIdentity {
                 InputMode::Leiri => "leiri",
                 InputMode::Web => "web",
             },
-            redirects: opts
-                .redirects
-                .as_ref()
-                .map(|r| format!("{:016x}", r.digest())),
         }
     }
 
@@ -302,9 +297,8 @@ impl KeyIdentity {
     }
 
     /// One JSON object: `hash`, `hash_version`, `rung`, `form`, `ruleset_version`,
-    /// `profile` (`null`, or the profile's name, options and version), `nfc`, `input` and
-    /// `redirects` (`null` or a digest) (the output of `linksieve identity`, which the Spark
-    /// driver compares field by field).
+    /// `profile` (`null`, or the profile's name, options and version), `nfc` and `input` (the
+    /// output of `linksieve identity`, which the Spark driver compares field by field).
     ///
     /// ```
     /// let id = linksieve_pipeline::seen::KeyIdentity::of(&Default::default(), linksieve_iri::InputMode::Leiri);
@@ -321,7 +315,6 @@ impl KeyIdentity {
             "profile": self.profile,
             "nfc": self.nfc,
             "input": self.input,
-            "redirects": self.redirects,
         })
         .to_string()
     }

@@ -63,6 +63,9 @@ pub struct RunStats {
     pub approx_filter_seen: Option<u64>,
     /// Keys in the persistent seen-set when the run started (`--seen`).
     pub store_keys_at_open: Option<u64>,
+    /// `--seen`: how many times the store recorded the keys delivered (see `--commit`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_commits: Option<u64>,
     /// `approx` mode: the expected number of new keys wrongly dropped as seen.
     pub expected_false_drops: Option<f64>,
     /// `approx` mode: one standard error of `expected_false_drops`.
@@ -218,8 +221,9 @@ impl RunStats {
         if let Some(n) = self.store_keys_at_open {
             let _ = writeln!(
                 s,
-                "  persistent seen-set: {n} keys from earlier runs, {} new",
-                self.unique_keys
+                "  persistent seen-set: {n} keys from earlier runs, {} new, recorded in {} commits",
+                self.unique_keys,
+                self.store_commits.unwrap_or(0)
             );
         }
         if let Some(x) = self.expected_false_drops {
@@ -309,6 +313,7 @@ impl std::ops::AddAssign for RunStats {
             duplicates,
             approx_filter_seen,
             store_keys_at_open,
+            store_commits,
             expected_false_drops,
             expected_false_drops_error,
             seen_set_warning,
@@ -343,6 +348,7 @@ impl std::ops::AddAssign for RunStats {
             (a, b) => a.or(b),
         };
         self.store_keys_at_open = store_keys_at_open.or(self.store_keys_at_open);
+        self.store_commits = store_commits.or(self.store_commits);
         self.expected_false_drops = expected_false_drops.or(self.expected_false_drops);
         self.expected_false_drops_error =
             expected_false_drops_error.or(self.expected_false_drops_error);

@@ -762,7 +762,7 @@ impl SeenSet for PersistentSet {
             keys_at_open: Some(self.len_at_open),
             warning: self.adopted.then(|| {
                 "the store was made before it recorded every option that changes a key \
-                 (--nfc, --input, --redirects, profile options): it now records this run's"
+                 (such as --nfc and --input): it now records this run's"
                     .to_owned()
             }),
             ..Default::default()

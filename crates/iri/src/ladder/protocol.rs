@@ -417,32 +417,4 @@ impl Redirects {
     pub(super) fn target(&self, key: &str) -> Option<&IriRef<String>> {
         self.map.get(key)
     }
-
-    /// A digest of what was learned (every key and the key it maps to, in sorted order; 64-bit
-    /// FNV-1a): equal for equal classes whatever the order of the file's lines, so that a
-    /// store of keys made with these redirects can refuse keys made with others.
-    ///
-    /// ```
-    /// use linksieve_iri::{InputMode, NormalizeOptions, Redirects};
-    /// let o = NormalizeOptions::default();
-    /// let a = Redirects::parse("http://h/a/\thttp://h/a\n", InputMode::Strict, &o);
-    /// let b = Redirects::parse("http://h/b/\thttp://h/b\n", InputMode::Strict, &o);
-    /// assert_ne!(a.digest(), b.digest());
-    /// assert_eq!(a.digest(), Redirects::parse("http://h/a/\thttp://h/a\n", InputMode::Strict, &o).digest());
-    /// ```
-    pub fn digest(&self) -> u64 {
-        let mut pairs: Vec<(&str, &str)> = self
-            .map
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .collect();
-        pairs.sort_unstable();
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for (k, v) in pairs {
-            for b in k.bytes().chain([0]).chain(v.bytes()).chain([0]) {
-                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-            }
-        }
-        h
-    }
 }

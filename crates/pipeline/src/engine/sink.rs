@@ -345,6 +345,7 @@ impl<'a> Sink<'a> {
         let mut s = std::mem::take(&mut self.stats);
         let report = self.dedup.report();
         s.store_keys_at_open = report.keys_at_open;
+        s.store_commits = report.keys_at_open.map(|_| self.recorder.commits);
         s.expected_false_drops = report.expected_false_drops;
         s.expected_false_drops_error = report.false_drops_error;
         s.seen_set_warning = report.warning;
