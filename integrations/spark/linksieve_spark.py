@@ -61,7 +61,11 @@ import time
 
 IDENTITY_FILE = "_linksieve_identity.json"
 # The fields of `linksieve identity` that decide whether two runs' keys may be compared.
-IDENTITY_FIELDS = ("hash", "hash_version", "rung", "form", "ruleset_version", "profile")
+IDENTITY_FIELDS = (
+    "hash", "hash_version", "rung", "form", "ruleset_version", "profile", "nfc", "input",
+)
+# What a sidecar written before `linksieve identity` printed a field meant by its absence.
+IDENTITY_DEFAULTS = {"nfc": False, "input": "leiri"}
 EXIT_USAGE = 2
 EXIT_SEEN_MISMATCH = 3
 
@@ -305,9 +309,9 @@ def check_seen_identity(fs: _HadoopFs, seen: str, ident: dict) -> str | None:
     except ValueError as e:
         return f"{seen}/{IDENTITY_FILE} is not JSON: {e}"
     diffs = [
-        f"{k}: seen set has {stored.get(k)!r}, this run {ident.get(k)!r}"
+        f"{k}: seen set has {stored.get(k, IDENTITY_DEFAULTS.get(k))!r}, this run {ident.get(k)!r}"
         for k in IDENTITY_FIELDS
-        if stored.get(k) != ident.get(k)
+        if stored.get(k, IDENTITY_DEFAULTS.get(k)) != ident.get(k)
     ]
     if diffs:
         return f"{seen} was written with other options: " + "; ".join(diffs)

@@ -272,8 +272,8 @@ fn fingerprint<'py>(key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
 }
 
 /// What the keys made with these options are, as `linksieve identity` prints it: the hash and
-/// its version, the rung, the form, the rule set's version and the profile (its name, options
-/// and the version it reproduces). Two key sets can be compared, or one store used, only when
+/// its version, the rung, the form, the rule set's version, the profile (its name, options
+/// and the version it reproduces), `nfc` and the input mode (`leiri`, as `run` reads links). Two key sets can be compared, or one store used, only when
 /// their identities are equal.
 ///
 /// >>> import linksieve
@@ -298,6 +298,8 @@ fn identity<'py>(
     d.set_item("form", id.form)?;
     d.set_item("ruleset_version", id.ruleset_version)?;
     d.set_item("profile", id.profile)?;
+    d.set_item("nfc", id.nfc)?;
+    d.set_item("input", id.input)?;
     Ok(d)
 }
 
