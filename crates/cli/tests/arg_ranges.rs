@@ -49,6 +49,12 @@ fn out_of_range_arguments_are_usage_errors() {
         &["dedup", "--memory", "0", "--dedup", "spill"],
         &["dedup", "--dedup", "approx", "--expected", "100000000000"],
         &["dedup", "--dedup", "approx", "--fp-rate", "2"],
+        &["run", "--seen", "/nonexistent-dir/s", "--commit", "0"],
+        &["run", "--seen", "/nonexistent-dir/s", "--commit", "2d"],
+        &["run", "--seen", "/nonexistent-dir/s", "--commit", "90000s"],
+        &["run", "--seen", "/nonexistent-dir/s", "--commit", "1000000000001"],
+        &["dedup", "--seen", "/nonexistent-dir/s", "--commit", "0ms"],
+        &["run", "--commit", "every"],
     ] {
         let (code, err) = status(args);
         assert_eq!(code, Some(2), "{args:?}: {err}");
