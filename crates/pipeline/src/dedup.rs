@@ -214,6 +214,8 @@ impl PersistentDedup {
         {
             let mut new = Vec::with_capacity(self.batch.len());
             s.insert_batch(&self.batch, &mut new)?;
+            // Recorded before the keys are written, as before `SeenSet::sync` existed.
+            s.sync()?;
             decisions.extend(new);
         }
         self.batch.clear();

@@ -1,6 +1,6 @@
 //! Unit tests of the persistent store.
 
-use super::format::{CHUNK_FPS, meta_value};
+use super::format::{CHUNK_FPS, RUNS, meta_value};
 use super::*;
 use crate::FINGERPRINT_VERSION;
 use crate::MemorySet;
@@ -45,9 +45,16 @@ fn matches_memory_set_across_runs_and_splits() {
             mem.insert_batch(&fps, &mut b).unwrap();
             assert_eq!(a, b, "run {run} batch {batch}");
             assert_eq!(set.len(), mem.len());
+            if batch % 2 == 0 {
+                set.sync().unwrap();
+                assert_eq!(set.unsynced(), 0);
+            }
         }
         if run != 1 {
             set.finish().unwrap();
+        } else {
+            // Killed after its last sync: nothing unsynced is left behind.
+            set.sync().unwrap();
         }
     }
     let set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
@@ -99,12 +106,14 @@ fn identity_fields_are_checked() {
     assert!(err.to_string().contains("use another store"));
 }
 
-/// Opens a run of the store at `path`, inserts `fps`, and returns the answers and the set.
+/// Opens a run of the store at `path`, inserts and syncs `fps`, and returns the answers and
+/// the set.
 fn run_once(path: &Path, output: Abandoned, fps: &[u128]) -> (Vec<bool>, PersistentSet) {
     let mut set = PersistentSet::open(path, &id(), opts(output)).unwrap();
     let mut new = Vec::new();
     let fps: Vec<Fingerprint> = fps.iter().map(|&f| Fingerprint(f)).collect();
     set.insert_batch(&fps, &mut new).unwrap();
+    set.sync().unwrap();
     (new, set)
 }
 
@@ -340,6 +349,7 @@ fn damaged_chunk_is_a_typed_error() {
     let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
     set.insert_batch(&[Fingerprint(5)], &mut Vec::new())
         .unwrap();
+    set.sync().unwrap();
     drop(set);
     {
         let db = Database::create(&path).unwrap();
@@ -350,7 +360,10 @@ fn damaged_chunk_is_a_typed_error() {
             .unwrap();
         txn.commit().unwrap();
     }
-    let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
+    // The open reads every run (for the filter); without it, every lookup path checks.
+    let err = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap_err();
+    assert!(matches!(err, DedupError::CorruptStore { .. }), "{err}");
+    let mut set = PersistentSet::open_unfiltered(&path, &id(), opts(Abandoned::Seen)).unwrap();
     let err = set
         .insert_batch(&[Fingerprint(5)], &mut Vec::new())
         .unwrap_err();
@@ -380,6 +393,7 @@ fn levels_merge_and_sparse_lookups_agree_with_memory() {
         set.insert_batch(&fps, &mut a).unwrap();
         mem.insert_batch(&fps, &mut b).unwrap();
         assert_eq!(a, b);
+        set.sync().unwrap();
     }
     assert!(set.runs() < 10, "{} runs", set.runs());
     assert!(set.runs.iter().any(|r| r.level >= 2));
@@ -443,8 +457,11 @@ fn a_flipped_byte_of_a_chunk_is_found() {
             t.insert((1u64, fps[2000]), &v[..]).unwrap();
         });
         let case = format!("byte {at}");
-        let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
         let chunk = format!("run 1, chunk {:#034x}", fps[2000]);
+        // The open reads every run for the filter; without it, every lookup path checks.
+        let opened = PersistentSet::open(&path, &id(), opts(Abandoned::Seen));
+        assert_corrupt(opened, &chunk, &case);
+        let mut set = PersistentSet::open_unfiltered(&path, &id(), opts(Abandoned::Seen)).unwrap();
         // One chunk read (sparse), a pass over the run (dense), the whole store.
         assert_corrupt(set.contains(Fingerprint(fps[3000])), &chunk, &case);
         let probe = [Fingerprint(fps[3000]), Fingerprint(fps[4999])];
@@ -475,12 +492,14 @@ fn a_lost_or_moved_chunk_is_found() {
                 t.insert(to, &v[..]).unwrap();
             }
         });
-        let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
         let what = if case == "moved up" {
             "checksum"
         } else {
             "missing"
         };
+        let opened = PersistentSet::open(&path, &id(), opts(Abandoned::Seen));
+        assert_corrupt(opened, "run 1", case);
+        let mut set = PersistentSet::open_unfiltered(&path, &id(), opts(Abandoned::Seen)).unwrap();
         assert_corrupt(set.contains(Fingerprint(fps[3000])), what, case);
         let probe = [Fingerprint(fps[3000]), Fingerprint(fps[4999])];
         assert_corrupt(set.insert_batch(&probe, &mut Vec::new()), "run 1", case);
