@@ -247,7 +247,10 @@ fn kills_then_rerun(sync_every: usize, delays: &[Duration]) -> usize {
             twice += usize::from(!printed_all.insert(*fp));
         }
         // Keys printed but not recorded: at most the batches since the last sync.
-        assert!(unsynced <= sync_every * BATCH, "{unsynced} printed keys unsynced");
+        assert!(
+            unsynced <= sync_every * BATCH,
+            "{unsynced} printed keys unsynced"
+        );
         // Delivered before recorded: the store holds only keys some run printed.
         let undelivered = in_store.difference(&printed_all).count();
         assert_eq!(undelivered, 0, "keys recorded but never printed");
@@ -257,11 +260,24 @@ fn kills_then_rerun(sync_every: usize, delays: &[Duration]) -> usize {
     }
     // The rerun completes the store, and the union of all outputs is every key.
     let before = store_keys(&store);
-    let emitted = run(&store, Abandoned::Seen, sync_every, None, &mut std::io::sink());
+    let emitted = run(
+        &store,
+        Abandoned::Seen,
+        sync_every,
+        None,
+        &mut std::io::sink(),
+    );
     let emitted_set: HashSet<Fingerprint> = emitted.iter().copied().collect();
-    assert_eq!(emitted.len(), emitted_set.len(), "a key written twice by one run");
+    assert_eq!(
+        emitted.len(),
+        emitted_set.len(),
+        "a key written twice by one run"
+    );
     let expected: HashSet<Fingerprint> = unique.difference(&before).copied().collect();
-    assert_eq!(emitted_set, expected, "the rerun writes exactly what the store lacked");
+    assert_eq!(
+        emitted_set, expected,
+        "the rerun writes exactly what the store lacked"
+    );
     twice += emitted_set.intersection(&printed_all).count();
     printed_all.extend(emitted_set);
     assert_eq!(printed_all, unique, "a key never written by any run");
@@ -310,8 +326,9 @@ fn killed_between_answer_and_sync_the_keys_are_new_again() {
     let printed: HashSet<Fingerprint> = r.printed.iter().copied().collect();
     assert_eq!(printed, &synced | &unsynced);
     // The rerun answers the unsynced keys new again (and no synced one).
-    let emitted: HashSet<Fingerprint> =
-        run(&store, Abandoned::Seen, 1, None, &mut std::io::sink()).into_iter().collect();
+    let emitted: HashSet<Fingerprint> = run(&store, Abandoned::Seen, 1, None, &mut std::io::sink())
+        .into_iter()
+        .collect();
     assert!(unsynced.is_subset(&emitted));
     assert!(emitted.is_disjoint(&synced));
     assert_eq!(&emitted | &synced, input.iter().copied().collect());
@@ -325,8 +342,9 @@ fn killed_just_after_a_sync_nothing_is_written_twice() {
     assert!(!r.done);
     let printed: HashSet<Fingerprint> = r.printed.iter().copied().collect();
     assert_eq!(store_keys(&store), printed);
-    let emitted: HashSet<Fingerprint> =
-        run(&store, Abandoned::Seen, 1, None, &mut std::io::sink()).into_iter().collect();
+    let emitted: HashSet<Fingerprint> = run(&store, Abandoned::Seen, 1, None, &mut std::io::sink())
+        .into_iter()
+        .collect();
     assert!(emitted.is_disjoint(&printed));
     assert_eq!(&emitted | &printed, input().into_iter().collect());
 }

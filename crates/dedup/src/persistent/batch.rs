@@ -1,9 +1,9 @@
 //! Answering a batch (the unsynced keys, the filter, then the runs for a "maybe"), recording the
 //! unsynced keys as a new run (`sync`), and loading a sorted stream as one run (`bulk_load`).
 
+use super::filter::StoreFilter;
 use super::format::{CHUNKS, META, RUNS, RunInfo, StoreCtx, guarded, meta_put, runs_digest};
 use super::runs::{RunWriter, lookup_dense, lookup_sparse, merge_levels};
-use super::filter::StoreFilter;
 use super::{ABSENT, PersistentSet, SEEN, format};
 use crate::{DedupError, Fingerprint, Result};
 
@@ -39,18 +39,40 @@ impl PersistentSet {
         let mut order: Vec<usize> = (0..self.runs.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(self.runs[i].len));
         let path = self.path.clone();
+        if self.verified.len() > super::filter::MAX_VERIFIED {
+            self.verified.clear();
+        }
+        // The candidates not yet seen: (fingerprint, position in `sorted`), and their status.
+        let mut pending: Vec<(u128, usize)> = Vec::with_capacity(self.sorted.len());
+        let mut st: Vec<u8> = Vec::with_capacity(self.sorted.len());
         guarded(&path, "reading", || {
             let txn = self.db().begin_read().ctx(&path)?;
             let chunks = txn.open_table(CHUNKS).ctx(&path)?;
             for &r in &order {
+                pending.clear();
+                pending.extend(
+                    self.sorted
+                        .iter()
+                        .enumerate()
+                        .filter(|&(j, _)| self.status[j] != SEEN)
+                        .map(|(j, &(v, _))| (v, j)),
+                );
+                if pending.is_empty() {
+                    break;
+                }
+                st.clear();
+                st.extend(pending.iter().map(|&(_, j)| self.status[j]));
                 let run = &self.runs[r];
                 let class = self.class(run.tag);
-                let run_chunks = run.len.div_ceil(format::CHUNK_FPS as u64);
-                let (sorted, status) = (&self.sorted, &mut self.status);
-                if (sorted.len() as u64) * 2 < run_chunks {
-                    lookup_sparse(&path, &chunks, run, sorted, status, class)?;
+                let run_chunks = run.len.div_ceil(format::WRITE_FPS as u64);
+                let verified = &mut self.verified;
+                if (pending.len() as u64) * 2 < run_chunks {
+                    lookup_sparse(&path, &chunks, run, &pending, &mut st, class, verified)?;
                 } else {
-                    lookup_dense(&path, &chunks, run, sorted, status, class)?;
+                    lookup_dense(&path, &chunks, run, &pending, &mut st, class, verified)?;
+                }
+                for (&(_, j), &s) in pending.iter().zip(&st) {
+                    self.status[j] = s;
                 }
             }
             Ok(())
@@ -94,12 +116,7 @@ impl PersistentSet {
     /// key already, so an error here leaves a correct (only fuller) filter.
     fn refresh_filter(&mut self) -> Result<()> {
         if self.filter.outgrown(self.len) {
-            self.filter = StoreFilter::build(
-                &self.path,
-                self.db(),
-                &self.runs,
-                self.len,
-            )?;
+            self.filter = StoreFilter::build(&self.path, self.db(), &self.runs, self.len)?;
         }
         Ok(())
     }

@@ -10,12 +10,12 @@ use crate::{BloomBits, Fingerprint, Result};
 use redb::Database;
 use std::path::Path;
 
-/// Bits per stored key when the filter is (re)built: 1.75 bytes.
-pub(super) const BITS_PER_KEY: u64 = 14;
+/// Bits per stored key when the filter is (re)built: 1.625 bytes.
+pub(super) const BITS_PER_KEY: u64 = 13;
 /// The filter is built again once the store holds this many times the keys it was built for
-/// (then it has 14 / 1.5 = 9.3 bits per key, about 1.5 % false "maybe").
-const GROWTH_NUM: u64 = 3;
-const GROWTH_DEN: u64 = 2;
+/// (then it has 13 / 1.33 = 9.75 bits per key, about 1.5 % false "maybe").
+const GROWTH_NUM: u64 = 4;
+const GROWTH_DEN: u64 = 3;
 /// Bits set per key: the seven 9-bit slices of one 64-bit word.
 const K: u32 = 7;
 /// The filter is sized for at least this many keys (224 KiB).
@@ -106,11 +106,22 @@ impl std::hash::Hasher for FoldHasher {
             self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
     }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0 ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
     fn write_u128(&mut self, v: u128) {
-        self.0 = (v as u64) ^ ((v >> 64) as u64).rotate_left(29);
+        self.0 ^= (v as u64) ^ ((v >> 64) as u64).rotate_left(29);
     }
 }
 
 /// The keys answered new and not yet synced.
 pub(super) type Unsynced =
     std::collections::HashSet<u128, std::hash::BuildHasherDefault<FoldHasher>>;
+
+/// The chunks (run number, first fingerprint) this process has checked: a lookup checks a
+/// chunk's checksum and order the first time it reads it, not at every read.
+pub(super) type VerifiedChunks =
+    std::collections::HashSet<(u64, u128), std::hash::BuildHasherDefault<FoldHasher>>;
+
+/// Chunks remembered as checked at most (then forgotten, and checked again): 16 MiB or so.
+pub(super) const MAX_VERIFIED: usize = 1 << 19;

@@ -113,7 +113,10 @@ pub enum Abandoned {
 pub struct PersistentOptions {
     /// What this run's output is: how its keys count if it never finishes.
     pub abandoned: Abandoned,
-    /// The database's page cache limit, in bytes (default 256 MiB).
+    /// The database's page cache limit, in bytes (default 256 MiB). The store takes at most
+    /// 1/64 of its file's size at open (at least 4 MiB) of it: the in-memory filter answers
+    /// for the keys, the cache holds the tree's inner pages, and the system's page cache the
+    /// rest (so the process's memory stays under 2 bytes per stored key).
     pub cache_bytes: usize,
 }
 
@@ -140,9 +143,10 @@ impl Default for PersistentOptions {
 ///
 /// **Filter.** A blocked Bloom filter over every stored key is kept in memory: built at open
 /// (one sequential read of the store), fed by each sync, built again larger when the store has
-/// grown by half since. It has 14 bits per stored key when built (1.75 bytes; 9.3 bits, about
-/// 1.5 % false "maybe", just before it is rebuilt). A key it has certainly not stored costs no
-/// disk read; a "maybe" is looked up in the runs, so the filter never drops a key.
+/// grown by a third since. It has 13 bits per stored key when built (1.6 bytes; 9.75 bits,
+/// about 1.5 % false "maybe", just before it is rebuilt). A key it has certainly not stored
+/// costs no disk read; a "maybe" is looked up in the runs, so the filter never drops a key.
+/// A chunk's checksum and order are checked the first time this process reads it.
 ///
 /// **Store.** One [redb](https://www.redb.org) file holding a log-structured set: immutable
 /// sorted *runs* of fingerprints, each cut in chunks of 2,000 (32,000 bytes, one 32 KiB page),
@@ -234,6 +238,8 @@ pub struct PersistentSet {
     unsynced: Unsynced,
     /// Of the unsynced keys, those not stored at all (the others are in discarded runs).
     unsynced_added: u64,
+    /// Chunks checked already by this process.
+    verified: filter::VerifiedChunks,
     sorted: Vec<(u128, usize)>,
     status: Vec<u8>,
 }
@@ -333,9 +339,15 @@ impl PersistentSet {
                 }
             }
         }
+        let file = std::fs::metadata(&path).map_or(0, |m| m.len());
+        let cache_bytes = options.cache_bytes.min(
+            usize::try_from(file / 64)
+                .unwrap_or(usize::MAX)
+                .max(4 << 20),
+        );
         let (db, opened) = guarded(&path, "opening it", || {
             let db = Database::builder()
-                .set_cache_size(options.cache_bytes)
+                .set_cache_size(cache_bytes)
                 .create(&path)
                 .ctx(&path)?;
             let opened = Self::start(&db, &path, identity, options.abandoned)?;
@@ -351,12 +363,13 @@ impl PersistentSet {
             run: opened.run,
             discarded: opened.discarded,
             len: opened.len,
-            cache_bytes: options.cache_bytes,
+            cache_bytes,
             runs: opened.runs,
             next_no: opened.next_no,
             filter: StoreFilter::all_maybe(),
             unsynced: Unsynced::default(),
             unsynced_added: 0,
+            verified: filter::VerifiedChunks::default(),
             sorted: Vec::new(),
             status: Vec::new(),
         })
@@ -545,7 +558,8 @@ impl PersistentSet {
             let cand = [(fp.0, 0usize)];
             let mut status = [ABSENT];
             for run in &self.runs {
-                lookup_sparse(path, &table, run, &cand, &mut status, SEEN)?;
+                let mut verified = filter::VerifiedChunks::default();
+                lookup_sparse(path, &table, run, &cand, &mut status, SEEN, &mut verified)?;
                 if status[0] != ABSENT {
                     return Ok(true);
                 }

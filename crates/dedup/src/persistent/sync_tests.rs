@@ -42,7 +42,10 @@ fn synced_keys_stay_and_unsynced_keys_are_new_again() {
     drop(set); // killed after answering 4, before its sync
     let mut set = open(&path, Abandoned::Seen);
     assert_eq!(set.len(), 3);
-    assert_eq!(answers(&mut set, &[1, 2, 3, 4]), [false, false, false, true]);
+    assert_eq!(
+        answers(&mut set, &[1, 2, 3, 4]),
+        [false, false, false, true]
+    );
     set.finish().unwrap(); // syncs 4
     let mut set = open(&path, Abandoned::Seen);
     assert_eq!(answers(&mut set, &[4]), [false]);
@@ -106,7 +109,10 @@ fn the_filter_is_rebuilt_as_the_store_grows_and_never_drops_a_key() {
         set.sync().unwrap();
     }
     assert_eq!(set.len(), mem.len());
-    assert!(set.filter.memory_bytes() > first, "the filter was not rebuilt");
+    assert!(
+        set.filter.memory_bytes() > first,
+        "the filter was not rebuilt"
+    );
     // Every stored key passes the filter (rebuilt here at the open, too).
     drop(set);
     let set = open(&path, Abandoned::Seen);
@@ -139,10 +145,16 @@ fn bulk_load_makes_one_run_and_refuses_disorder() {
         answers(&mut set, &[spread(1 << 40 | i)]);
         set.sync().unwrap();
     }
-    assert!(set.runs.iter().any(|r| r.len == 20_000), "the loaded run was merged");
+    assert!(
+        set.runs.iter().any(|r| r.len == 20_000),
+        "the loaded run was merged"
+    );
     drop(set);
     let mut set = open(&path, Abandoned::Seen);
     assert_eq!(set.len(), 20_008);
-    assert_eq!(answers(&mut set, &[keys[7], keys[19_999], 5]), [false, false, true]);
+    assert_eq!(
+        answers(&mut set, &[keys[7], keys[19_999], 5]),
+        [false, false, true]
+    );
     assert!(set.bulk_load(fps(&[9])).is_err(), "the store is not empty");
 }
