@@ -4,8 +4,8 @@
 //!
 //! `cargo run --release -p linksieve-benches --bin dedup_persistent -- [--batch N]
 //! [--fill BATCHES] [--extra BATCHES] [--dir DIR]` (defaults: 1e6, 10, 3, the system's
-//! temporary folder). Each timing covers the whole `insert_batch` call: sorting the batch,
-//! merging it into the store's blocks and the durable commit (fsync).
+//! temporary folder). Each timing covers the whole `insert_batch` call and the `sync` after it:
+//! the lookups, writing the new keys as a run (merging runs) and the durable commit (fsync).
 
 use linksieve_benches::random_u128;
 use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
@@ -46,6 +46,7 @@ fn main() {
         let before = set.len();
         let t = Instant::now();
         set.insert_batch(fps, &mut new).expect("insert");
+        set.sync().expect("sync");
         let secs = t.elapsed().as_secs_f64();
         let fresh = new.iter().filter(|&&x| x).count();
         let size = set.disk_bytes().expect("size");

@@ -52,7 +52,13 @@ fn out_of_range_arguments_are_usage_errors() {
         &["run", "--seen", "/nonexistent-dir/s", "--commit", "0"],
         &["run", "--seen", "/nonexistent-dir/s", "--commit", "2d"],
         &["run", "--seen", "/nonexistent-dir/s", "--commit", "90000s"],
-        &["run", "--seen", "/nonexistent-dir/s", "--commit", "1000000000001"],
+        &[
+            "run",
+            "--seen",
+            "/nonexistent-dir/s",
+            "--commit",
+            "1000000000001",
+        ],
         &["dedup", "--seen", "/nonexistent-dir/s", "--commit", "0ms"],
         &["run", "--commit", "every"],
     ] {

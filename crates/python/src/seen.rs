@@ -216,7 +216,13 @@ impl PySeenSet {
         let fp = fingerprint_of(key)?;
         let mut store = self.lock(py);
         let set = store.set()?;
-        py.detach(|| set.insert_one(fp)).map_err(store_error)
+        // A durable set records the key before it is returned (a no-op for the others).
+        py.detach(|| {
+            let new = set.insert_one(fp)?;
+            set.sync()?;
+            Ok(new)
+        })
+        .map_err(store_error)
     }
 
     /// Adds many keys, in order, with the GIL released: True for each first occurrence.
@@ -235,8 +241,12 @@ impl PySeenSet {
         let mut store = self.lock(py);
         let set = store.set()?;
         let mut new = Vec::with_capacity(fps.len());
-        py.detach(|| set.insert_batch(&fps, &mut new))
-            .map_err(store_error)?;
+        // A durable set records the keys before they are returned (a no-op for the others).
+        py.detach(|| {
+            set.insert_batch(&fps, &mut new)?;
+            set.sync()
+        })
+        .map_err(store_error)?;
         PyList::new(py, new)
     }
 

@@ -4,19 +4,22 @@
 //! opening transaction, `runs.rs` the lookups in runs and their merges, `upgrade.rs` the
 //! upgrade of older formats; this file the public API.
 
+mod batch;
+mod filter;
 mod format;
 mod open;
 mod runs;
+#[cfg(test)]
+mod sync_tests;
 #[cfg(test)]
 mod tests;
 mod upgrade;
 
 use crate::{DedupError, Fingerprint, Result, SeenSet};
-use format::{
-    CHUNKS, FP_BYTES, META, RUNS, RunInfo, StoreCtx, encode_tags, guarded, meta_put, runs_digest,
-};
+use filter::{StoreFilter, Unsynced};
+use format::{CHUNKS, FP_BYTES, META, RunInfo, StoreCtx, encode_tags, guarded, meta_put};
 use redb::Database;
-use runs::{RunReader, RunWriter, lookup_dense, lookup_sparse, merge_levels};
+use runs::{RunReader, lookup_sparse};
 use std::path::{Path, PathBuf};
 
 /// The version of the store's layout (tables, chunk encoding, meta keys). Recorded in the
@@ -124,14 +127,14 @@ impl StoreIdentity {
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Abandoned {
-    /// A stream (the default): what the run printed was kept, so its keys count as seen. A key
-    /// committed by the killed run just before it could print it is never printed (at most the
-    /// batch in flight).
+    /// A stream (the default): what the run printed was kept, so its synced keys count as
+    /// seen (a caller syncs only keys it has printed; see the crash contract on
+    /// [`PersistentSet`]).
     #[default]
     Seen,
     /// Atomic (a temporary file renamed into place at the end): a run that never finishes has
-    /// no output, so every later run counts its keys as new once more (and commits them again
-    /// under its own run), and the rerun's output is complete.
+    /// no output, so every later run counts its synced keys as new once more (and records them
+    /// again under its own run), and the rerun's output is complete.
     New,
 }
 
@@ -146,7 +149,10 @@ pub enum Abandoned {
 pub struct PersistentOptions {
     /// What this run's output is: how its keys count if it never finishes.
     pub abandoned: Abandoned,
-    /// The database's page cache limit, in bytes (default 256 MiB).
+    /// The database's page cache limit, in bytes (default 256 MiB). The store takes at most
+    /// 1/64 of its file's size at open (at least 4 MiB) of it: the in-memory filter answers
+    /// for the keys, the cache holds the tree's inner pages, and the system's page cache the
+    /// rest (so the process's memory stays under 2 bytes per stored key).
     pub cache_bytes: usize,
 }
 
@@ -162,36 +168,51 @@ impl Default for PersistentOptions {
 /// The persistent seen-set (`--seen PATH`): fingerprints kept across runs, so that a crawler
 /// frontier writes only keys no earlier run wrote.
 ///
+/// **Answer now, record at sync.** [`insert_batch`](SeenSet::insert_batch) answers at once and
+/// writes nothing: the keys it answers new are *unsynced*, kept in memory (a repeat in this
+/// process is answered seen). [`sync`](SeenSet::sync) records them in the store as a new run,
+/// in one durable write transaction; the caller calls it once it has delivered them (written
+/// and flushed its output, or returned them to its own caller), per its
+/// [`CommitPolicy`](crate::CommitPolicy). A batch of duplicates only costs no commit: `sync`
+/// with nothing unsynced does nothing. [`finish`](PersistentSet::finish) and
+/// [`finish_with_output`](PersistentSet::finish_with_output) sync first.
+///
+/// **Filter.** A blocked Bloom filter over every stored key is kept in memory: built at open
+/// (one sequential read of the store), fed by each sync, built again larger when the store has
+/// grown by a third since. It has 13 bits per stored key when built (1.6 bytes; 9.75 bits,
+/// about 1.5 % false "maybe", just before it is rebuilt). A key it has certainly not stored
+/// costs no disk read; a "maybe" is looked up in the runs, so the filter never drops a key.
+/// A chunk's checksum and order are checked the first time this process reads it.
+///
 /// **Store.** One [redb](https://www.redb.org) file holding a log-structured set: immutable
 /// sorted *runs* of fingerprints, each cut in chunks of 2,000 (32,000 bytes, one 32 KiB page),
-/// keyed by (run number, first fingerprint). A batch is sorted and deduplicated, looked up in
-/// every run (a sequential merge over the run's chunks, or one chunk read per candidate when
-/// the batch is small against the run), and its new fingerprints become a new run, all in one
-/// write transaction. Runs of one level are merged four at a time (k-way) into a run of the
-/// next level, so each fingerprint is rewritten about `log4(keys / batch)` times and the number
-/// of runs stays logarithmic. (A B-tree keyed by fingerprint, one entry per key or blocks of
-/// keys, rewrites every leaf for every large batch of random keys; the crate README has the
-/// measurements of both layouts.) The runs are also the filter: the answer new/seen comes from the merge, so nothing has to
-/// be kept in memory between batches but the list of runs.
+/// keyed by (run number, first fingerprint): about 16.5 bytes of disk per key. A lookup reads
+/// the one chunk that may hold a candidate in each run, the largest runs first (or makes one
+/// sequential pass over a run when the candidates are many against it). Runs of one level are
+/// merged four at a time (k-way) into a run of the next level, so each fingerprint is
+/// rewritten about `log4(keys / sync)` times and the number of runs stays logarithmic. (A
+/// B-tree keyed by fingerprint, one entry per key or blocks of keys, rewrites every leaf for
+/// every large batch of random keys; the crate README has the measurements of both layouts.)
+/// [`bulk_load`](PersistentSet::bulk_load) writes a sorted stream into an empty store as one
+/// run.
 ///
 /// **Identity.** A `meta` table records [`STORE_FORMAT`], [`FINGERPRINT_VERSION`](crate::FINGERPRINT_VERSION) and the
 /// caller's [`StoreIdentity`] when the store is made; [`open`](PersistentSet::open) refuses any
 /// other with [`DedupError::IdentityMismatch`]. It also keeps the key count and run numbers.
 ///
-/// **Crash contract.** [`insert_batch`](SeenSet::insert_batch) returns only after the batch is
-/// durably committed (fsync, two-phase commit). The caller must write a batch's new keys to its
-/// output only after that. Then a `kill -9` at any moment never loses from the store a key that
-/// was written to the output as new, and a rerun over the same input catches up: keys of
-/// batches that were not committed are new to it and get committed and written. Keys of the
-/// batch that was committed but not yet written when the process died count as seen when the
-/// run streamed its output ([`Abandoned::Seen`]). A run whose output is a file renamed into
-/// place at the end opens with [`Abandoned::New`]: the store records it as *discarded* until
-/// it finishes, and every later run counts the keys of a discarded run as new (each run of
+/// **Crash contract.** A synced key is never lost: `sync` returns only after the run is
+/// durably committed (fsync, two-phase commit), and every later run answers it seen. A key
+/// answered new but not yet synced when the process dies (`kill -9`, a panic, a drop without
+/// `sync`) is not in the store: the next run answers it new again. So a caller that syncs only
+/// keys it has delivered never loses one, and delivers at most the unsynced keys of a crash
+/// twice (at least once, never lost). A run whose output is a file renamed into place at the
+/// end opens with [`Abandoned::New`]: the store records it as *discarded* until it finishes,
+/// and every later run counts the keys of a discarded run (synced or not) as new (each run of
 /// fingerprints is tagged with the process run that wrote it, for this). Such a run ends with
-/// [`finish_with_output`](PersistentSet::finish_with_output), which puts its output in place
-/// and marks the run finished as one step that a kill cannot split; a streaming run ends with
-/// [`finish`](PersistentSet::finish). Only one process can open a store at a time (redb locks
-/// the file).
+/// [`finish_with_output`](PersistentSet::finish_with_output), which syncs, puts its output in
+/// place and marks the run finished as one step that a kill cannot split; a streaming run
+/// ends with [`finish`](PersistentSet::finish). Only one process can open a store at a time
+/// (redb locks the file).
 ///
 /// **Damage.** Every value carries a checksum over its key and contents (XXH3-64): each chunk
 /// of a run, each run's record (tag, level, length, first fingerprint) and each `meta` entry,
@@ -215,14 +236,21 @@ impl Default for PersistentOptions {
 ///
 /// let mut run1 = PersistentSet::open(&path, &id, PersistentOptions::default()).unwrap();
 /// run1.insert_batch(&[Fingerprint(1), Fingerprint(2), Fingerprint(1)], &mut new).unwrap();
-/// assert_eq!(new, [true, true, false]); // committed: now write keys 1 and 2
-/// run1.finish().unwrap();
+/// assert_eq!(new, [true, true, false]); // write keys 1 and 2, flush, then:
+/// run1.sync().unwrap();
+/// run1.insert_batch(&[Fingerprint(5)], &mut new).unwrap();
+/// drop(run1); // killed before it synced 5
 ///
 /// let mut run2 = PersistentSet::open(&path, &id, PersistentOptions::default()).unwrap();
-/// run2.insert_batch(&[Fingerprint(2), Fingerprint(3)], &mut new).unwrap();
+/// run2.insert_batch(&[Fingerprint(2), Fingerprint(5)], &mut new).unwrap();
+/// assert_eq!(new, [false, true]); // 5 is new again
+/// run2.finish().unwrap(); // syncs 5
+///
+/// let mut run3 = PersistentSet::open(&path, &id, PersistentOptions::default()).unwrap();
+/// run3.insert_batch(&[Fingerprint(5), Fingerprint(3)], &mut new).unwrap();
 /// assert_eq!(new, [false, true]);
-/// assert_eq!(run2.len(), 3);
-/// drop(run2);
+/// assert_eq!(run3.len(), 4);
+/// drop(run3);
 ///
 /// let other = StoreIdentity::new("scheme surt 0");
 /// assert!(PersistentSet::open(&path, &other, PersistentOptions::default()).is_err());
@@ -235,6 +263,7 @@ pub struct PersistentSet {
     /// Process runs with atomic output that did not finish (this one among them until it does):
     /// their keys count as new (see [`Abandoned`]).
     discarded: Vec<u32>,
+    /// Keys in the store (synced).
     len: u64,
     /// Keys in the store when it was opened.
     len_at_open: u64,
@@ -243,9 +272,16 @@ pub struct PersistentSet {
     cache_bytes: usize,
     runs: Vec<RunInfo>,
     next_no: u64,
+    /// Every stored key is in it (a "maybe" is looked up in the runs).
+    filter: StoreFilter,
+    /// Keys answered new and not yet recorded.
+    unsynced: Unsynced,
+    /// Of the unsynced keys, those not stored at all (the others are in discarded runs).
+    unsynced_added: u64,
+    /// Chunks checked already by this process.
+    verified: filter::VerifiedChunks,
     sorted: Vec<(u128, usize)>,
     status: Vec<u8>,
-    fresh: Vec<u128>,
 }
 
 impl std::fmt::Debug for PersistentSet {
@@ -255,6 +291,7 @@ impl std::fmt::Debug for PersistentSet {
             .field("run", &self.run)
             .field("discarded", &self.discarded)
             .field("len", &self.len)
+            .field("unsynced", &self.unsynced.len())
             .field("runs", &self.runs.len())
             .finish_non_exhaustive()
     }
@@ -295,6 +332,18 @@ impl PersistentSet {
         identity: &StoreIdentity,
         options: PersistentOptions,
     ) -> Result<PersistentSet> {
+        let mut set = Self::open_unfiltered(path, identity, options)?;
+        set.filter = StoreFilter::build(&set.path, set.db(), &set.runs, set.len)?;
+        Ok(set)
+    }
+
+    /// [`open`](Self::open) with a filter that answers "maybe" for every key (so every lookup
+    /// reads the runs); `open` builds the real one.
+    fn open_unfiltered(
+        path: impl AsRef<Path>,
+        identity: &StoreIdentity,
+        options: PersistentOptions,
+    ) -> Result<PersistentSet> {
         let path = path.as_ref().to_path_buf();
         if !path.exists() {
             // A new database file is made beside the target and renamed into place, so that a
@@ -330,9 +379,15 @@ impl PersistentSet {
                 }
             }
         }
+        let file = std::fs::metadata(&path).map_or(0, |m| m.len());
+        let cache_bytes = options.cache_bytes.min(
+            usize::try_from(file / 64)
+                .unwrap_or(usize::MAX)
+                .max(4 << 20),
+        );
         let (db, opened) = guarded(&path, "opening it", || {
             let db = Database::builder()
-                .set_cache_size(options.cache_bytes)
+                .set_cache_size(cache_bytes)
                 .create(&path)
                 .ctx(&path)?;
             let opened = Self::start(&db, &path, identity, options.abandoned)?;
@@ -350,12 +405,15 @@ impl PersistentSet {
             len: opened.len,
             len_at_open: opened.len,
             adopted: opened.adopted,
-            cache_bytes: options.cache_bytes,
+            cache_bytes,
             runs: opened.runs,
             next_no: opened.next_no,
+            filter: StoreFilter::all_maybe(),
+            unsynced: Unsynced::default(),
+            unsynced_added: 0,
+            verified: filter::VerifiedChunks::default(),
             sorted: Vec::new(),
             status: Vec::new(),
-            fresh: Vec::new(),
         })
     }
 
@@ -377,6 +435,7 @@ impl PersistentSet {
     /// set.finish().unwrap();
     /// ```
     pub fn finish(mut self) -> Result<()> {
+        SeenSet::sync(&mut self)?;
         self.discarded.retain(|&t| t != self.run);
         self.write_meta(&[("discarded_runs", &encode_tags(&self.discarded))], &[])
     }
@@ -411,6 +470,7 @@ impl PersistentSet {
         tmp: &Path,
         publish: impl FnOnce() -> std::io::Result<()>,
     ) -> Result<()> {
+        SeenSet::sync(&mut self)?;
         // Absolute: the next open may run in another directory.
         let tmp_abs = std::path::absolute(tmp).map_err(|e| DedupError::Io {
             op: "resolve the temporary output's path",
@@ -486,7 +546,8 @@ impl PersistentSet {
         self.run
     }
 
-    /// The number of keys in the store.
+    /// The number of keys the set knows: those in the store, and those answered new by this
+    /// process and not yet synced ([`unsynced`](SeenSet::unsynced)).
     ///
     /// ```
     /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
@@ -494,13 +555,15 @@ impl PersistentSet {
     /// let id = StoreIdentity::new("scheme uri 0");
     /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
     /// set.insert_batch(&[Fingerprint(4)], &mut Vec::new()).unwrap();
-    /// assert_eq!(set.len(), 1);
+    /// assert_eq!((set.len(), set.unsynced()), (1, 1));
+    /// set.sync().unwrap();
+    /// assert_eq!((set.len(), set.unsynced()), (1, 0));
     /// ```
     pub fn len(&self) -> u64 {
-        self.len
+        self.len + self.unsynced_added
     }
 
-    /// True when the store holds no key.
+    /// True when the set knows no key (see [`len`](Self::len)).
     ///
     /// ```
     /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
@@ -509,7 +572,7 @@ impl PersistentSet {
     /// assert!(PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// The number of runs in the store now (for measurements).
@@ -519,14 +582,18 @@ impl PersistentSet {
     /// let dir = tempfile::tempdir().unwrap();
     /// let id = StoreIdentity::new("scheme uri 0");
     /// let mut set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
-    /// for v in 0..4u128 { set.insert_batch(&[Fingerprint(v)], &mut Vec::new()).unwrap(); }
+    /// for v in 0..4u128 {
+    ///     set.insert_batch(&[Fingerprint(v)], &mut Vec::new()).unwrap();
+    ///     set.sync().unwrap(); // a run of one key
+    /// }
     /// assert_eq!(set.runs(), 1); // four runs of level 0 were merged into one
     /// ```
     pub fn runs(&self) -> usize {
         self.runs.len()
     }
 
-    /// True when the store holds the fingerprint (committed by any run, this one included).
+    /// True when the set knows the fingerprint: synced by any run (this one included), or
+    /// unsynced in this process.
     ///
     /// ```
     /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
@@ -538,6 +605,9 @@ impl PersistentSet {
     /// assert!(!set.contains(Fingerprint(5)).unwrap());
     /// ```
     pub fn contains(&self, fp: Fingerprint) -> Result<bool> {
+        if self.unsynced.contains(&fp.0) {
+            return Ok(true);
+        }
         let path = &self.path;
         guarded(path, "reading", || {
             let txn = self.db().begin_read().ctx(path)?;
@@ -545,7 +615,8 @@ impl PersistentSet {
             let cand = [(fp.0, 0usize)];
             let mut status = [ABSENT];
             for run in &self.runs {
-                lookup_sparse(path, &table, run, &cand, &mut status, SEEN)?;
+                let mut verified = filter::VerifiedChunks::default();
+                lookup_sparse(path, &table, run, &cand, &mut status, SEEN, &mut verified)?;
                 if status[0] != ABSENT {
                     return Ok(true);
                 }
@@ -554,8 +625,9 @@ impl PersistentSet {
         })
     }
 
-    /// All fingerprints in the store, in increasing order, each once (a read transaction; for
-    /// tests, exports and rebuilding filters). Every run is read whole and checked.
+    /// All fingerprints the set knows (in the store, and unsynced in this process), in
+    /// increasing order, each once (a read transaction; for tests and exports). Every run is
+    /// read whole and checked.
     ///
     /// ```
     /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
@@ -580,6 +652,7 @@ impl PersistentSet {
             }
             Ok(out)
         })?;
+        out.extend(self.unsynced.iter().map(|&v| Fingerprint(v)));
         out.sort_unstable();
         out.dedup();
         Ok(out)
@@ -635,110 +708,27 @@ impl PersistentSet {
             SEEN
         }
     }
-
-    /// Sorts the batch, looks it up, writes its new fingerprints as a run and commits (see
-    /// [`SeenSet::insert_batch`]); `new` has the batch's length, all false.
-    fn insert_sorted(&mut self, fps: &[Fingerprint], new: &mut [bool]) -> Result<()> {
-        let path = self.path.clone();
-        self.sorted.clear();
-        self.sorted
-            .extend(fps.iter().enumerate().map(|(i, fp)| (fp.0, i)));
-        self.sorted.sort_unstable();
-        // Sorted by (fingerprint, position): the first of equal ones is the first occurrence.
-        self.sorted.dedup_by_key(|e| e.0);
-        self.status.clear();
-        self.status.resize(self.sorted.len(), ABSENT);
-
-        let mut txn = self.db().begin_write().ctx(&path)?;
-        txn.set_quick_repair(true);
-        let mut runs = self.runs.clone();
-        let mut next_no = self.next_no;
-        let mut added = 0u64;
-        {
-            let mut chunks = txn.open_table(CHUNKS).ctx(&path)?;
-            let mut runs_table = txn.open_table(RUNS).ctx(&path)?;
-            for run in &self.runs {
-                let class = self.class(run.tag);
-                let run_chunks = run.len.div_ceil(format::CHUNK_FPS as u64);
-                let (sorted, status) = (&self.sorted, &mut self.status);
-                if (sorted.len() as u64) * 2 < run_chunks {
-                    lookup_sparse(&path, &chunks, run, sorted, status, class)?;
-                } else {
-                    lookup_dense(&path, &chunks, run, sorted, status, class)?;
-                }
-            }
-            self.fresh.clear();
-            for (&(fp, idx), &st) in self.sorted.iter().zip(&self.status) {
-                // A key only in discarded runs was never in an output that was kept.
-                if st != SEEN {
-                    new[idx] = true;
-                    self.fresh.push(fp);
-                    added += (st == ABSENT) as u64;
-                }
-            }
-            if !self.fresh.is_empty() {
-                let mut writer = RunWriter::new(next_no);
-                for &fp in &self.fresh {
-                    writer.push(&path, &mut chunks, fp)?;
-                }
-                let (len, first) = writer.finish(&path, &mut chunks)?;
-                let info = RunInfo {
-                    no: next_no,
-                    tag: self.run,
-                    level: 0,
-                    len,
-                    first,
-                };
-                next_no += 1;
-                runs_table.insert(info.no, &info.encode()[..]).ctx(&path)?;
-                runs.push(info);
-                // Runs that may be merged together: of the same process run, or both of runs
-                // whose keys count as seen for good (the merged run takes the larger tag, which
-                // must count the same).
-                let discarded = &self.discarded;
-                let compatible = |a: &RunInfo, b: &RunInfo| {
-                    a.tag == b.tag || !(discarded.contains(&a.tag) || discarded.contains(&b.tag))
-                };
-                merge_levels(
-                    &path,
-                    &mut chunks,
-                    &mut runs_table,
-                    &mut runs,
-                    &mut next_no,
-                    compatible,
-                )?;
-            }
-            let mut meta = txn.open_table(META).ctx(&path)?;
-            meta_put(&path, &mut meta, "count", &(self.len + added).to_le_bytes())?;
-            meta_put(&path, &mut meta, "next_run_no", &next_no.to_le_bytes())?;
-            meta_put(&path, &mut meta, "runs_digest", &runs_digest(&runs))?;
-        }
-        txn.commit().ctx(&path)?;
-        self.len += added;
-        self.runs = runs;
-        self.next_no = next_no;
-        Ok(())
-    }
 }
 
 impl SeenSet for PersistentSet {
-    /// Sorts the batch, looks it up in the store's runs, writes its new fingerprints as a new
-    /// run (merging runs when a level is full) in one write transaction, and commits durably
-    /// before returning (see the crash contract on [`PersistentSet`]). On error nothing of the
-    /// batch is committed and no answer may be used; a damaged store is
-    /// [`DedupError::CorruptStore`].
+    /// Answers at once, writing nothing: a key unsynced in this process is seen; a key the
+    /// in-memory filter has certainly never stored is new (no disk read); a "maybe" is looked
+    /// up in the store's runs (one read transaction). The keys answered new become unsynced
+    /// until [`sync`](SeenSet::sync). On error no answer may be used and nothing new is
+    /// unsynced from this batch but the keys answered before the error (a damaged store is
+    /// [`DedupError::CorruptStore`]).
     fn insert_batch(&mut self, fps: &[Fingerprint], new: &mut Vec<bool>) -> Result<()> {
         new.clear();
         new.resize(fps.len(), false);
         if fps.is_empty() {
             return Ok(());
         }
-        let path = self.path.clone();
-        guarded(&path, "writing a batch", || self.insert_sorted(fps, new))
+        self.answer(fps, new)
     }
 
+    /// Keys in the store plus the unsynced keys that were in no run.
     fn len(&self) -> u64 {
-        self.len
+        self.len + self.unsynced_added
     }
 
     fn durable(&self) -> bool {
@@ -769,17 +759,31 @@ impl SeenSet for PersistentSet {
         }
     }
 
-    /// Scratch buffers plus what the page cache can hold: the smaller of its limit given at
-    /// open and the store file's size (a small store never fills a large cache).
+    /// The filter, the unsynced keys, scratch buffers, plus what the page cache can hold: the
+    /// smaller of its limit given at open and the store file's size (a small store never fills
+    /// a large cache).
     fn memory_bytes(&self) -> usize {
         let file = std::fs::metadata(&self.path).map_or(0, |m| m.len());
         std::mem::size_of::<Self>()
             + self
                 .cache_bytes
                 .min(usize::try_from(file).unwrap_or(usize::MAX))
+            + self.filter.memory_bytes()
+            + self.unsynced.capacity() * (FP_BYTES + 1)
             + self.sorted.capacity() * std::mem::size_of::<(u128, usize)>()
             + self.status.capacity()
-            + self.fresh.capacity() * FP_BYTES
             + self.runs.capacity() * std::mem::size_of::<RunInfo>()
+    }
+
+    /// Records the unsynced keys as a new run of the store (merging runs when a level is full)
+    /// in one durable write transaction (fsync, two-phase commit); nothing to do, and no
+    /// commit, when none is unsynced. On error the keys stay unsynced (a later call may try
+    /// again).
+    fn sync(&mut self) -> Result<()> {
+        self.sync_now()
+    }
+
+    fn unsynced(&self) -> u64 {
+        self.unsynced.len() as u64
     }
 }

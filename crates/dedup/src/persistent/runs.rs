@@ -5,7 +5,10 @@
 //! is the last, and their lengths add up to the run's. So a chunk lost or moved under another
 //! key is found, never read as a key that is absent.
 
-use super::format::{CHUNK_FPS, FP_BYTES, RunInfo, StoreCtx, corrupt, decode_chunk, encode_chunk};
+use super::filter::VerifiedChunks;
+use super::format::{
+    CHUNK_FPS, FP_BYTES, RunInfo, StoreCtx, WRITE_FPS, corrupt, decode_chunk, encode_chunk,
+};
 use crate::Result;
 use redb::ReadableTable;
 use std::cmp::Reverse;
@@ -21,7 +24,8 @@ fn missing(path: &Path, run: &RunInfo, key: u128) -> crate::DedupError {
 }
 
 /// Looks the sorted, unique candidates up in one run: one sequential pass over its chunks.
-/// A candidate found gets at least `class` in `status`.
+/// A candidate found gets at least `class` in `status`. A chunk in `verified` is not checked
+/// again (see [`lookup_sparse`]).
 pub(super) fn lookup_dense(
     path: &Path,
     chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
@@ -29,6 +33,7 @@ pub(super) fn lookup_dense(
     cands: &[(u128, usize)],
     status: &mut [u8],
     class: u8,
+    verified: &mut VerifiedChunks,
 ) -> Result<()> {
     let mut j = 0;
     if cands.is_empty() {
@@ -52,7 +57,8 @@ pub(super) fn lookup_dense(
                 ));
             }
         }
-        let chunk = decode_chunk(path, run.no, key, blob.value(), true)?;
+        let chunk = decode_chunk(path, run.no, key, blob.value(), !verified.contains(&key))?;
+        verified.insert(key);
         expect = chunk.next;
         count += chunk.len() as u64;
         if count > run.len {
@@ -97,6 +103,8 @@ pub(super) fn lookup_dense(
 /// Looks each candidate up in one run by reading the one chunk that may hold it: the last
 /// whose key is not above it. That chunk must exist when the candidate is not below the run's
 /// first fingerprint, and the next chunk must start above the candidate (else it was lost).
+/// `verified` holds the keys of chunks whose checksum and order were checked already by this
+/// process (runs are immutable and run numbers never reused, so they need no second check).
 pub(super) fn lookup_sparse(
     path: &Path,
     chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
@@ -104,10 +112,8 @@ pub(super) fn lookup_sparse(
     cands: &[(u128, usize)],
     status: &mut [u8],
     class: u8,
+    verified: &mut VerifiedChunks,
 ) -> Result<()> {
-    // The key of the chunk verified last: the candidates are sorted, so several in a row may
-    // fall in one chunk, whose checksum need not be computed again in this transaction.
-    let mut verified = None;
     for (j, &(fp, _)) in cands.iter().enumerate() {
         if status[j] >= class {
             continue;
@@ -127,8 +133,8 @@ pub(super) fn lookup_sparse(
                 format!("run {}, chunk {:#034x}: out of place", run.no, key.1),
             ));
         }
-        let chunk = decode_chunk(path, run.no, key, blob.value(), verified != Some(key))?;
-        verified = Some(key);
+        let chunk = decode_chunk(path, run.no, key, blob.value(), !verified.contains(&key))?;
+        verified.insert(key);
         if let Some(next) = chunk.next.filter(|&next| next <= fp) {
             return Err(missing(path, run, next));
         }
@@ -163,8 +169,8 @@ impl RunWriter {
     pub(super) fn new(no: u64) -> RunWriter {
         RunWriter {
             no,
-            buf: Vec::with_capacity(CHUNK_FPS),
-            bytes: Vec::with_capacity(CHUNK_FPS * FP_BYTES + 32),
+            buf: Vec::with_capacity(WRITE_FPS),
+            bytes: Vec::with_capacity(WRITE_FPS * FP_BYTES + 32),
             len: 0,
             first: 0,
         }
@@ -192,7 +198,7 @@ impl RunWriter {
         v: u128,
     ) -> Result<()> {
         debug_assert!(self.buf.last().is_none_or(|&l| l < v));
-        if self.buf.len() == CHUNK_FPS {
+        if self.buf.len() == WRITE_FPS {
             self.write(path, chunks, Some(v))?;
         }
         if self.len == 0 {

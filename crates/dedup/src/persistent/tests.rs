@@ -1,6 +1,6 @@
 //! Unit tests of the persistent store.
 
-use super::format::{CHUNK_FPS, meta_value};
+use super::format::{RUNS, WRITE_FPS as W, meta_value};
 use super::*;
 use crate::FINGERPRINT_VERSION;
 use crate::MemorySet;
@@ -46,9 +46,16 @@ fn matches_memory_set_across_runs_and_splits() {
             mem.insert_batch(&fps, &mut b).unwrap();
             assert_eq!(a, b, "run {run} batch {batch}");
             assert_eq!(set.len(), mem.len());
+            if batch % 2 == 0 {
+                set.sync().unwrap();
+                assert_eq!(set.unsynced(), 0);
+            }
         }
         if run != 1 {
             set.finish().unwrap();
+        } else {
+            // Killed after its last sync: nothing unsynced is left behind.
+            set.sync().unwrap();
         }
     }
     let set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
@@ -102,12 +109,14 @@ fn identity_fields_are_checked() {
     assert!(err.to_string().contains("use another store"));
 }
 
-/// Opens a run of the store at `path`, inserts `fps`, and returns the answers and the set.
+/// Opens a run of the store at `path`, inserts and syncs `fps`, and returns the answers and
+/// the set.
 fn run_once(path: &Path, output: Abandoned, fps: &[u128]) -> (Vec<bool>, PersistentSet) {
     let mut set = PersistentSet::open(path, &id(), opts(output)).unwrap();
     let mut new = Vec::new();
     let fps: Vec<Fingerprint> = fps.iter().map(|&f| Fingerprint(f)).collect();
     set.insert_batch(&fps, &mut new).unwrap();
+    set.sync().unwrap();
     (new, set)
 }
 
@@ -364,6 +373,7 @@ fn damaged_chunk_is_a_typed_error() {
     let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
     set.insert_batch(&[Fingerprint(5)], &mut Vec::new())
         .unwrap();
+    set.sync().unwrap();
     drop(set);
     {
         let db = Database::create(&path).unwrap();
@@ -374,7 +384,10 @@ fn damaged_chunk_is_a_typed_error() {
             .unwrap();
         txn.commit().unwrap();
     }
-    let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
+    // The open reads every run (for the filter); without it, every lookup path checks.
+    let err = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap_err();
+    assert!(matches!(err, DedupError::CorruptStore { .. }), "{err}");
+    let mut set = PersistentSet::open_unfiltered(&path, &id(), opts(Abandoned::Seen)).unwrap();
     let err = set
         .insert_batch(&[Fingerprint(5)], &mut Vec::new())
         .unwrap_err();
@@ -404,6 +417,7 @@ fn levels_merge_and_sparse_lookups_agree_with_memory() {
         set.insert_batch(&fps, &mut a).unwrap();
         mem.insert_batch(&fps, &mut b).unwrap();
         assert_eq!(a, b);
+        set.sync().unwrap();
     }
     assert!(set.runs() < 10, "{} runs", set.runs());
     assert!(set.runs.iter().any(|r| r.level >= 2));
@@ -427,10 +441,12 @@ fn edit(path: &Path, f: impl FnOnce(&redb::WriteTransaction)) {
     txn.commit().unwrap();
 }
 
-/// A store of one run of 5,000 fingerprints (three chunks; the second holds `fps[2000..4000]`)
-/// and one of two more; returns the fingerprints of the first.
+/// A store of one run of 2.5 chunks of fingerprints (three chunks; the second holds `fps[W..2W]`,
+/// `W` = [`WRITE_FPS`]) and one of two more; returns the fingerprints of the first.
 fn three_chunk_store(path: &Path) -> Vec<u128> {
-    let fps: Vec<u128> = (0..5000u128).map(|i| (i << 100) + i * 7 + 1).collect();
+    let fps: Vec<u128> = (0..(5 * W / 2) as u128)
+        .map(|i| (i << 100) + i * 7 + 1)
+        .collect();
     let (_, set) = run_once(path, Abandoned::Seen, &fps);
     set.finish().unwrap();
     let (_, set) = run_once(path, Abandoned::Seen, &[3, 5]);
@@ -456,22 +472,25 @@ fn a_flipped_byte_of_a_chunk_is_found() {
     let path = dir.path().join("seen.redb");
     let fps = three_chunk_store(&path);
     let good = std::fs::read(&path).unwrap();
-    let body = CHUNK_FPS * 16;
+    let body = W * 16;
     // In a fingerprint, in the next chunk's key, the last-chunk mark, the checksum.
-    for at in [0, 16 * 1000 + 5, body + 3, body + 16, body + 31] {
+    for at in [0, 16 * (W / 2) + 5, body + 3, body + 16, body + 31] {
         std::fs::write(&path, &good).unwrap();
         edit(&path, |txn| {
             let mut t = txn.open_table(CHUNKS).unwrap();
-            let mut v = t.get((1u64, fps[2000])).unwrap().unwrap().value().to_vec();
+            let mut v = t.get((1u64, fps[W])).unwrap().unwrap().value().to_vec();
             v[at] ^= 0x01;
-            t.insert((1u64, fps[2000]), &v[..]).unwrap();
+            t.insert((1u64, fps[W]), &v[..]).unwrap();
         });
         let case = format!("byte {at}");
-        let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
-        let chunk = format!("run 1, chunk {:#034x}", fps[2000]);
+        let chunk = format!("run 1, chunk {:#034x}", fps[W]);
+        // The open reads every run for the filter; without it, every lookup path checks.
+        let opened = PersistentSet::open(&path, &id(), opts(Abandoned::Seen));
+        assert_corrupt(opened, &chunk, &case);
+        let mut set = PersistentSet::open_unfiltered(&path, &id(), opts(Abandoned::Seen)).unwrap();
         // One chunk read (sparse), a pass over the run (dense), the whole store.
-        assert_corrupt(set.contains(Fingerprint(fps[3000])), &chunk, &case);
-        let probe = [Fingerprint(fps[3000]), Fingerprint(fps[4999])];
+        assert_corrupt(set.contains(Fingerprint(fps[W + W / 2])), &chunk, &case);
+        let probe = [Fingerprint(fps[W + W / 2]), Fingerprint(fps[5 * W / 2 - 1])];
         assert_corrupt(set.insert_batch(&probe, &mut Vec::new()), &chunk, &case);
         assert_corrupt(set.fingerprints(), &chunk, &case);
         // Keys outside the chunk are still answered (the run's other chunks are whole).
@@ -485,11 +504,11 @@ fn a_lost_or_moved_chunk_is_found() {
     let path = dir.path().join("seen.redb");
     let fps = three_chunk_store(&path);
     let good = std::fs::read(&path).unwrap();
-    let key = (1u64, fps[2000]);
+    let key = (1u64, fps[W]);
     for (case, to) in [
         ("removed", None),
-        ("moved up", Some((1u64, fps[2000] + 1))),
-        ("moved to run 2", Some((2u64, fps[2000]))),
+        ("moved up", Some((1u64, fps[W] + 1))),
+        ("moved to run 2", Some((2u64, fps[W]))),
     ] {
         std::fs::write(&path, &good).unwrap();
         edit(&path, |txn| {
@@ -499,14 +518,16 @@ fn a_lost_or_moved_chunk_is_found() {
                 t.insert(to, &v[..]).unwrap();
             }
         });
-        let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
         let what = if case == "moved up" {
             "checksum"
         } else {
             "missing"
         };
-        assert_corrupt(set.contains(Fingerprint(fps[3000])), what, case);
-        let probe = [Fingerprint(fps[3000]), Fingerprint(fps[4999])];
+        let opened = PersistentSet::open(&path, &id(), opts(Abandoned::Seen));
+        assert_corrupt(opened, "run 1", case);
+        let mut set = PersistentSet::open_unfiltered(&path, &id(), opts(Abandoned::Seen)).unwrap();
+        assert_corrupt(set.contains(Fingerprint(fps[W + W / 2])), what, case);
+        let probe = [Fingerprint(fps[W + W / 2]), Fingerprint(fps[5 * W / 2 - 1])];
         assert_corrupt(set.insert_batch(&probe, &mut Vec::new()), "run 1", case);
         assert_corrupt(set.fingerprints(), "run", case);
     }
