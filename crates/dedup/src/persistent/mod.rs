@@ -469,7 +469,8 @@ impl PersistentSet {
         self.runs.len()
     }
 
-    /// True when the store holds the fingerprint (committed by any run, this one included).
+    /// True when the store holds the fingerprint as seen: committed by this run or by a run
+    /// whose keys count (not one discarded, see [`Abandoned`]), as `insert_batch` would answer.
     ///
     /// ```
     /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
@@ -488,8 +489,8 @@ impl PersistentSet {
             let cand = [(fp.0, 0usize)];
             let mut status = [ABSENT];
             for run in &self.runs {
-                lookup_sparse(path, &table, run, &cand, &mut status, SEEN)?;
-                if status[0] != ABSENT {
+                lookup_sparse(path, &table, run, &cand, &mut status, self.class(run.tag))?;
+                if status[0] == SEEN {
                     return Ok(true);
                 }
             }
