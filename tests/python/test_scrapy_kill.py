@@ -38,7 +38,8 @@ def kill_and_resume(tmp_path, serve, procs, settings, name, after):
 
 def test_jobdir_crawl_killed_then_resumed_fetches_every_page(tmp_path, serve, procs):
     plain_server = serve()
-    Crawl(tmp_path / "plain", plain_server, "plain", [f"JOBDIR={tmp_path / 'job-plain'}"]).run(procs)
+    plain_job = f"JOBDIR={tmp_path / 'job-plain'}"
+    Crawl(tmp_path / "plain", plain_server, "plain", [plain_job]).run(procs)
     plain = set(plain_server.pages())
     assert plain == set(SITE)
     for after in (3, 12, 25):
