@@ -47,3 +47,32 @@ def test_jobdir_crawl_killed_then_resumed_fetches_every_page(tmp_path, serve, pr
         assert len(first) < len(SITE), "killed after the crawl ended: kill earlier"
         missing = plain - set(pages)
         assert not missing, f"killed after {after} requests: {len(missing)} pages never fetched"
+
+
+@pytest.mark.parametrize("kind", ["memory", "approx"])
+def test_a_kind_that_keeps_nothing_under_jobdir_is_a_warning(tmp_path, caplog, kind):
+    from linksieve.scrapy import DupeFilter
+
+    with caplog.at_level("WARNING", logger="linksieve.scrapy"):
+        DupeFilter(str(tmp_path), kind=kind, expected=1000).close("finished")
+        DupeFilter(None, kind=kind, expected=1000).close("finished")
+    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "keeps nothing under JOBDIR" in warnings[0].getMessage()
+
+
+def test_the_jobdir_store_counts_a_crawls_requests_once_it_closes(tmp_path):
+    """The DupeFilter alone: a crawl that never closes (killed) leaves its requests new."""
+    from scrapy import Request
+
+    from linksieve.scrapy import DupeFilter
+
+    requests = [Request(f"http://site.example/p{i}") for i in range(10)]
+    killed = DupeFilter(str(tmp_path))
+    assert [killed.request_seen(r) for r in requests + requests[:3]] == [False] * 10 + [True] * 3
+    killed.seen = None  # never closed: as after SIGKILL (the store is released, not finished)
+    resumed = DupeFilter(str(tmp_path))
+    assert [resumed.request_seen(r) for r in requests[:5]] == [False] * 5
+    resumed.close("shutdown")
+    after = DupeFilter(str(tmp_path))
+    assert [after.request_seen(r) for r in requests] == [True] * 5 + [False] * 5
+    after.close("finished")

@@ -65,6 +65,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 STORE_FILE = "requests.seen.linksieve"
+#: Under JOBDIR the store records its unsynced keys once this many new requests wait (they
+#: still count only once the crawl closes cleanly): one disk commit a 100,000 new requests.
+COMMIT_KEYS = 100_000
 
 
 class RequestFingerprinter:
@@ -213,9 +216,10 @@ class DupeFilter:
                 self.logger.info("linksieve: imported %d fingerprints of %s", n, legacy)
             # The keys of this crawl count once close() finishes the run, after Scrapy wrote its
             # queue's state; a killed crawl's keys are new again (its queue is lost too). So
-            # nothing needs to be durable before then: a request costs no disk commit.
+            # nothing needs to be durable before then: a request costs no disk commit, and a
+            # sync every COMMIT_KEYS new requests only bounds the memory of unsynced keys.
             self.seen = linksieve.SeenSet(
-                "persistent", store, namespace=namespace, commit="end", abandoned="new"
+                "persistent", store, namespace=namespace, commit=COMMIT_KEYS, abandoned="new"
             )
         else:
             if path:
