@@ -121,7 +121,9 @@ def test_persistent_store_keeps_keys_and_its_identity(tmp_path):
 
 def test_persistent_store_survives_kill(tmp_path):
     """A process adds batches and prints each batch's new keys only after add_many returns;
-    killed with SIGKILL, every key it printed is seen by the next process."""
+    killed with SIGKILL, every key it printed is seen by the next process, except those of the
+    last line it printed: the default commit policy ("every") records a call's keys at the
+    next call, once they were delivered (those may be answered new again: at least once)."""
     path = tmp_path / "s.redb"
     script = textwrap.dedent(f"""
         import sys, linksieve
@@ -132,9 +134,10 @@ def test_persistent_store_survives_kill(tmp_path):
             print(" ".join(new), flush=True)
     """)
     p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    printed = []
+    printed, last = [], []
     for line in p.stdout:
-        printed.extend(line.split())
+        printed.extend(last)
+        last = line.split()
         if len(printed) >= 3000:
             break
     os.kill(p.pid, signal.SIGKILL)
@@ -162,3 +165,91 @@ def test_threads_share_a_set():
     for t in ts:
         t.join()
     assert sum(sum(a) for a in answers) == len(set(ks)) == len(s)
+
+
+def test_commit_policies():
+    for commit, shown in [(None, "every"), ("every", "every"), ("end", "end"), (10_000, "10000"),
+                          ("1s", "1s"), ("250ms", "250ms"), ("100000,1s", "100000,1s")]:
+        with linksieve.SeenSet(commit=commit) as s:
+            assert s.commit == shown
+            assert s.add_many(["a", "b", "a"]) == [True, True, False]
+            s.sync()
+            assert s.unsynced == 0
+    for bad in ["", "0", 0, "1,2", "2d", "often", 1.5]:
+        with pytest.raises((ValueError, TypeError)):
+            linksieve.SeenSet(commit=bad)
+    with pytest.raises(ValueError):
+        linksieve.SeenSet(abandoned="new")  # only a persistent store has runs to abandon
+    with pytest.raises(ValueError):
+        linksieve.SeenSet("persistent", "x", abandoned="maybe")
+
+
+@pytest.mark.parametrize("commit", ["every", "end", "3", "1s"])
+def test_abandoned_new_keys_count_only_once_closed(tmp_path, commit):
+    """abandoned="new": the keys of a process killed before close() are new to the next one
+    (Scrapy's JOBDIR: the queue is lost too); once closed, they are seen."""
+    path = tmp_path / "s.redb"
+    script = textwrap.dedent(f"""
+        import os, sys, linksieve
+        s = linksieve.SeenSet("persistent", {str(path)!r}, commit={commit!r}, abandoned="new")
+        assert s.add_many([f"k{{i}}" for i in range(50)]) == [True] * 50
+        assert [s.add(f"k{{i}}") for i in range(40, 60)] == [False] * 10 + [True] * 10
+        assert s.add_many(["x0", "x1"]) == [sys.argv[1] == "kill"] * 2
+        s.sync()
+        if sys.argv[1] == "close":
+            s.close()
+        else:
+            os.kill(os.getpid(), 9)
+    """)
+    killed = subprocess.run([sys.executable, "-c", script, "kill"])
+    assert killed.returncode == -signal.SIGKILL
+    ks = [f"k{i}" for i in range(60)]
+    with linksieve.SeenSet("persistent", path, abandoned="new") as s:
+        assert not any(k in s for k in ks)
+        assert s.add_many(["x0", "x1"]) == [True] * 2  # this process closes: these count
+    subprocess.run([sys.executable, "-c", script, "close"], check=True)
+    with linksieve.SeenSet("persistent", path) as s:
+        assert all(k in s for k in ks)
+        assert s.add_many(ks) == [False] * 60
+
+
+def chain_oracle(events):
+    """What add(key, chain) answers, in Python: fetched when new or equal to a key of its own
+    chain; the key and the chain's 301/308 sources are seen afterwards."""
+    seen, out = set(), []
+    for key, chain in events:
+        out.append(key not in seen or any(k == key for k, _ in chain))
+        seen.add(key)
+        seen.update(k for k, status in chain if status in (301, 308))
+    return out
+
+
+@pytest.mark.parametrize("kind", ["memory", "persistent"])
+def test_add_with_a_redirect_chain_answers_as_the_rule_says(tmp_path, kind):
+    rng = random.Random(5)
+    events, n = [], 300 if kind == "memory" else 40
+    for _ in range(3000 if kind == "memory" else 300):  # a persistent add: a disk commit
+        chain = [(f"u{rng.randrange(n)}", rng.choice([301, 302, 303, 307, 308, "meta refresh"]))
+                 for _ in range(rng.choice([0, 0, 1, 2, 3]))]
+        key = rng.choice([f"u{rng.randrange(n)}", *[k for k, _ in chain]])
+        events.append((key, chain))
+    path = tmp_path / "s.redb" if kind == "persistent" else None
+    with linksieve.SeenSet(kind, path, commit="end") as s:
+        got = [s.add(k, chain=c) if c else s.add(k) for k, c in events]
+    assert got == chain_oracle(events)
+    assert 0 < got.count(False) < len(got)
+
+
+def test_add_edge():
+    with linksieve.SeenSet() as s:
+        assert s.add_edge("http://a/old", "http://a/new", 308) == 1
+        assert s.add_edge("http://a/old", "http://a/new", 301) == 0
+        assert s.add_edge("http://a/tmp", "http://a/x", 302) == 0
+        assert s.add_edge(b"http://a/p", "http://a/c", "canonical") == 2
+        found = ["http://a/old" in s, "http://a/new" in s, "http://a/tmp" in s]
+        assert found == [True, False, False]
+        for bad in [0, "moved", None]:
+            with pytest.raises((ValueError, TypeError)):
+                s.add_edge("a", "b", bad)
+        with pytest.raises(TypeError):
+            s.add("a", chain=[("b",)])

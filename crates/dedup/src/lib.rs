@@ -50,6 +50,7 @@ mod error;
 mod fingerprint;
 mod memory;
 mod persistent;
+pub mod redirect;
 mod spill;
 
 pub use bits::{BloomBits, StagedBits};

@@ -3,9 +3,10 @@
 //! so memory per key does not depend on the key's length.
 
 use crate::options::key_options;
+use linksieve_dedup::redirect::{self, Hop};
 use linksieve_dedup::{
-    BloomSet, DedupError, Fingerprint, MemorySet, PersistentOptions, PersistentSet, SeenSet,
-    SpillConfig, SpillSet, StoreIdentity,
+    Abandoned, BloomSet, CommitPolicy, DedupError, Fingerprint, MemorySet, PersistentOptions,
+    PersistentSet, SeenSet, SpillConfig, SpillSet, StoreIdentity,
 };
 use linksieve_pipeline::seen::{DEFAULT_SPILL_BUDGET, KeyIdentity};
 use pyo3::create_exception;
@@ -13,7 +14,9 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 use pyo3::types::{PyBytes, PyList, PyString};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
 
 create_exception!(
     linksieve,
@@ -88,10 +91,18 @@ fn store_error(e: DedupError) -> PyErr {
 /// `expected` keys at `fp_rate` false "seen" answers, or at most `memory` bytes), "spill"
 /// (exact, at most `memory` bytes of RAM, default 512 MiB, the rest in sorted runs under the
 /// folder `path` or the temporary folder), or "persistent" (exact, a store file at `path` that
-/// outlives the process: each add is durably committed before it returns, so a key answered
-/// "new" is never lost by a crash). A persistent store records what its keys are (the `level`,
-/// `form` and `profile` that made them, or your own `namespace`) and refuses other keys with
+/// outlives the process). A persistent store records what its keys are (the `level`, `form`
+/// and `profile` that made them, or your own `namespace`) and refuses other keys with
 /// StoreError. Use it as a context manager, or call close().
+///
+/// Crash contract of a persistent store: a key answered new is recorded durably once it has
+/// been returned to you, when the `commit` policy says so ("every": at the next call, the
+/// default; "end": at close(); a number of keys: once that many wait; a time, "250ms" or
+/// "2s": at the first call after it; or "100000,1s"), by sync() and by close(). A crash
+/// between the answer and that record costs only this: those keys are answered new again by
+/// the next process (at least once, never lost). With `abandoned="new"`, a process that never
+/// reaches close() (killed) leaves keys that every later process counts as new: tie the store
+/// to a checkpoint that close() marks (Scrapy's JOBDIR does).
 ///
 /// >>> import linksieve
 /// >>> with linksieve.SeenSet() as seen:
@@ -103,6 +114,82 @@ fn store_error(e: DedupError) -> PyErr {
 pub(crate) struct PySeenSet {
     store: Mutex<Store>,
     kind: &'static str,
+    /// When the keys answered new are recorded durably (see `Commit`).
+    commit: Commit,
+}
+
+/// The commit policy of a `SeenSet` and the time of its last sync.
+struct Commit {
+    policy: CommitPolicy,
+    start: Instant,
+    /// Nanoseconds from `start` to the last sync.
+    last_sync: AtomicU64,
+}
+
+impl Commit {
+    fn new(policy: CommitPolicy) -> Self {
+        Commit {
+            policy,
+            start: Instant::now(),
+            last_sync: AtomicU64::new(0),
+        }
+    }
+
+    fn now(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Records what earlier calls answered new (returned to the caller: delivered) when the
+    /// policy says so; called before a call answers its own keys.
+    fn before_insert(&self, set: &mut (dyn SeenSet + Send)) -> Result<(), DedupError> {
+        let since = self
+            .now()
+            .saturating_sub(self.last_sync.load(Ordering::Relaxed));
+        if self
+            .policy
+            .due(set.unsynced(), std::time::Duration::from_nanos(since))
+        {
+            self.sync(set)?;
+        }
+        Ok(())
+    }
+
+    fn sync(&self, set: &mut (dyn SeenSet + Send)) -> Result<(), DedupError> {
+        set.sync()?;
+        self.last_sync.store(self.now(), Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// The commit policy given to `SeenSet(commit=...)`: "every", "end", a count of keys, a time
+/// ("250ms", "2s"), or both joined by ",".
+fn commit_policy(commit: &Bound<'_, PyAny>) -> PyResult<CommitPolicy> {
+    let text = match commit.extract::<u64>() {
+        Ok(n) => n.to_string(),
+        Err(_) => commit.extract::<String>().map_err(|_| {
+            PyTypeError::new_err("commit: expected \"every\", \"end\", a number of keys or a time")
+        })?,
+    };
+    text.parse()
+        .map_err(|e: DedupError| PyValueError::new_err(e.to_string()))
+}
+
+/// The chain given to `add(key, chain=...)`: (key, status) pairs, oldest first; a status that
+/// is not an int (Scrapy's "meta refresh") is a temporary redirect.
+fn chain_of(chain: &Bound<'_, PyAny>) -> PyResult<Vec<Hop>> {
+    chain
+        .try_iter()?
+        .map(|hop| {
+            let hop = hop?;
+            let (key, status): (Bound<'_, PyAny>, Bound<'_, PyAny>) = hop
+                .extract()
+                .map_err(|_| PyTypeError::new_err("chain: expected (key, status) pairs"))?;
+            Ok(Hop {
+                key: fingerprint_of(&key)?,
+                status: status.extract::<u16>().unwrap_or(0),
+            })
+        })
+        .collect()
 }
 
 impl PySeenSet {
@@ -119,7 +206,7 @@ impl PySeenSet {
 impl PySeenSet {
     #[new]
     #[pyo3(signature = (kind="memory", path=None, *, expected=10_000_000, fp_rate=0.001, memory=None,
-        level="scheme", form="uri", profile=None, namespace=None))]
+        level="scheme", form="uri", profile=None, namespace=None, commit=None, abandoned="seen"))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -132,8 +219,20 @@ impl PySeenSet {
         form: &str,
         profile: Option<&str>,
         namespace: Option<&str>,
+        commit: Option<&Bound<'_, PyAny>>,
+        abandoned: &str,
     ) -> PyResult<Self> {
         let bad = |m: &str| Err(PyValueError::new_err(m.to_owned()));
+        let policy = match commit {
+            Some(c) => commit_policy(c)?,
+            None => CommitPolicy::EVERY,
+        };
+        let abandoned = match abandoned {
+            "seen" => Abandoned::Seen,
+            "new" if kind == "persistent" => Abandoned::New,
+            "new" => return bad("abandoned: only for kind=\"persistent\""),
+            _ => return bad("abandoned: \"seen\" or \"new\""),
+        };
         let (store, kind) = match kind {
             "memory" | "persistent" if memory.is_some() => {
                 return bad("memory: only for kind=\"approx\" or \"spill\"");
@@ -189,7 +288,13 @@ impl PySeenSet {
                     .store(),
                 };
                 let set = py
-                    .detach(|| PersistentSet::open(&path, &identity, PersistentOptions::default()))
+                    .detach(|| {
+                        let options = PersistentOptions {
+                            abandoned,
+                            ..PersistentOptions::default()
+                        };
+                        PersistentSet::open(&path, &identity, options)
+                    })
                     .map_err(store_error)?;
                 (Store::Persistent(set), "persistent")
             }
@@ -202,6 +307,7 @@ impl PySeenSet {
         Ok(PySeenSet {
             store: Mutex::new(store),
             kind,
+            commit: Commit::new(policy),
         })
     }
 
@@ -211,18 +317,97 @@ impl PySeenSet {
         self.kind
     }
 
-    /// Adds a key (str or bytes): True when it is new.
-    fn add(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+    /// Adds a key (str or bytes): True when it is new. With `chain`, the (key, status) pairs
+    /// of the redirects that led to this key, oldest first: True also when the key equals a
+    /// key of its chain (a page that redirects to itself is fetched), and the sources of 301
+    /// and 308 redirects are added in the same batch (found again later, they are seen).
+    #[pyo3(signature = (key, chain=None))]
+    fn add(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        chain: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
         let fp = fingerprint_of(key)?;
+        let hops = match chain {
+            Some(c) => Some(chain_of(c)?),
+            None => None,
+        };
         let mut store = self.lock(py);
         let set = store.set()?;
-        // A durable set records the key before it is returned (a no-op for the others).
         py.detach(|| {
-            let new = set.insert_one(fp)?;
-            set.sync()?;
-            Ok(new)
+            self.commit.before_insert(set)?;
+            match &hops {
+                Some(hops) => redirect::check(set, fp, hops, &mut (Vec::new(), Vec::new())),
+                None => set.insert_one(fp),
+            }
         })
         .map_err(store_error)
+    }
+
+    /// Records an edge found outside a request's chain: a 301 or 308 redirect makes `source`
+    /// seen, a canonical link (`status="canonical"`, same site: check that yourself) makes
+    /// `source` and `target` seen, a temporary redirect records nothing. Returns how many of
+    /// those keys were new.
+    ///
+    /// >>> import linksieve
+    /// >>> seen = linksieve.SeenSet()
+    /// >>> seen.add_edge("http://a/old", "http://a/new", 301)
+    /// 1
+    /// >>> "http://a/old" in seen, "http://a/new" in seen
+    /// (True, False)
+    fn add_edge(
+        &self,
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        target: &Bound<'_, PyAny>,
+        status: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        let (source, target) = (fingerprint_of(source)?, fingerprint_of(target)?);
+        let status = match status.extract::<u16>() {
+            Ok(s) if s != redirect::CANONICAL => s,
+            Ok(_) => {
+                return Err(PyValueError::new_err(
+                    "status: an HTTP status or \"canonical\"",
+                ));
+            }
+            Err(_) if status.extract::<String>().is_ok_and(|s| s == "canonical") => {
+                redirect::CANONICAL
+            }
+            Err(_) => {
+                return Err(PyValueError::new_err(
+                    "status: an HTTP status or \"canonical\"",
+                ));
+            }
+        };
+        let mut store = self.lock(py);
+        let set = store.set()?;
+        py.detach(|| {
+            self.commit.before_insert(set)?;
+            redirect::record_edge(set, source, target, status)
+        })
+        .map_err(store_error)
+    }
+
+    /// Records durably every key answered new so far (a persistent store; the other kinds
+    /// keep nothing beyond the process). The `commit` policy calls it for you.
+    fn sync(&self, py: Python<'_>) -> PyResult<()> {
+        let mut store = self.lock(py);
+        let set = store.set()?;
+        py.detach(|| self.commit.sync(set)).map_err(store_error)
+    }
+
+    /// Keys answered new and not yet recorded durably (0 for the kinds that keep nothing).
+    #[getter]
+    fn unsynced(&self, py: Python<'_>) -> PyResult<u64> {
+        let mut store = self.lock(py);
+        Ok(store.set()?.unsynced())
+    }
+
+    /// The commit policy: "every", "end", a number of keys, a time, or both.
+    #[getter]
+    fn commit(&self) -> String {
+        self.commit.policy.to_string()
     }
 
     /// Adds many keys, in order, with the GIL released: True for each first occurrence.
@@ -241,10 +426,9 @@ impl PySeenSet {
         let mut store = self.lock(py);
         let set = store.set()?;
         let mut new = Vec::with_capacity(fps.len());
-        // A durable set records the keys before they are returned (a no-op for the others).
         py.detach(|| {
-            set.insert_batch(&fps, &mut new)?;
-            set.sync()
+            self.commit.before_insert(set)?;
+            set.insert_batch(&fps, &mut new)
         })
         .map_err(store_error)?;
         PyList::new(py, new)
@@ -276,7 +460,12 @@ impl PySeenSet {
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         let mut store = self.lock(py);
         match std::mem::replace(&mut *store, Store::Closed) {
-            Store::Persistent(s) => py.detach(|| s.finish()).map_err(store_error),
+            Store::Persistent(mut s) => py
+                .detach(|| {
+                    s.sync()?;
+                    s.finish()
+                })
+                .map_err(store_error),
             _ => Ok(()),
         }
     }

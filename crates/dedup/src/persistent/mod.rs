@@ -592,8 +592,9 @@ impl PersistentSet {
         self.runs.len()
     }
 
-    /// True when the set knows the fingerprint: synced by any run (this one included), or
-    /// unsynced in this process.
+    /// True when the set knows the fingerprint as seen, as `insert_batch` would answer:
+    /// unsynced in this process, or synced by this run or by a run whose keys count (not one
+    /// discarded, see [`Abandoned`]).
     ///
     /// ```
     /// use linksieve_dedup::{Fingerprint, PersistentOptions, PersistentSet, SeenSet, StoreIdentity};
@@ -616,8 +617,9 @@ impl PersistentSet {
             let mut status = [ABSENT];
             for run in &self.runs {
                 let mut verified = filter::VerifiedChunks::default();
-                lookup_sparse(path, &table, run, &cand, &mut status, SEEN, &mut verified)?;
-                if status[0] != ABSENT {
+                let class = self.class(run.tag);
+                lookup_sparse(path, &table, run, &cand, &mut status, class, &mut verified)?;
+                if status[0] == SEEN {
                     return Ok(true);
                 }
             }

@@ -599,3 +599,19 @@ fn a_panic_inside_the_database_is_a_typed_error() {
     });
     assert!(matches!(err, Err(DedupError::InvalidConfig(_))));
 }
+
+#[test]
+fn contains_answers_as_insert_batch_for_a_discarded_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seen.redb");
+    let (_, set) = run_once(&path, Abandoned::New, &[1, 2]);
+    assert!(set.contains(Fingerprint(1)).unwrap(), "this run's own keys");
+    drop(set); // killed: never finished, its keys count as new
+    let (new, set) = run_once(&path, Abandoned::New, &[2]);
+    assert_eq!(new, [true]);
+    assert!(!set.contains(Fingerprint(1)).unwrap());
+    assert!(set.contains(Fingerprint(2)).unwrap());
+    set.finish().unwrap();
+    let set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
+    assert!(!set.contains(Fingerprint(1)).unwrap() && set.contains(Fingerprint(2)).unwrap());
+}

@@ -20,9 +20,22 @@ Settings (all optional):
     ``"memory"`` (default without ``JOBDIR``), ``"approx"`` (a Bloom filter: a duplicate is
     never fetched twice, a new request is dropped with probability ``LINKSIEVE_FP_RATE``) or
     ``"persistent"`` (default under ``JOBDIR``: ``JOBDIR/requests.seen.linksieve``, bounded
-    memory, each answer durably committed before it is acted on, so it survives a kill).
+    memory). The persistent store's keys count once the crawl closes cleanly, when Scrapy
+    writes its request queue's state: a crawl killed before that is resumed with its
+    requests new again, so every page plain Scrapy would fetch is fetched (some twice, none
+    lost). ``memory`` and ``approx`` under ``JOBDIR`` keep nothing: a warning says so.
 ``LINKSIEVE_EXPECTED``, ``LINKSIEVE_FP_RATE``
     The size of the ``approx`` filter (default 10,000,000 requests, 0.001).
+
+Redirects: the dupefilter reads ``redirect_urls`` and ``redirect_reasons`` of ``request.meta``
+(set by Scrapy's ``RedirectMiddleware``): a redirect target equal to a request of its own
+chain is fetched (scrapy#1225), and the sources of 301 and 308 redirects are recorded as seen.
+A retried request is ``dont_filter``, and Scrapy's ``RedirectMiddleware`` passes that on to
+its redirect target, which then skips the dupefilter (scrapy#6895); the target of a
+``dont_filter`` start URL does too, so its 301 source, found again as a link, is fetched again.
+:class:`Scheduler` filters the first and records the second's 301/308 sources::
+
+    SCHEDULER = "linksieve.scrapy.Scheduler"
 
 >>> from scrapy import Request
 >>> from linksieve.scrapy import RequestFingerprinter
@@ -52,6 +65,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 STORE_FILE = "requests.seen.linksieve"
+#: Under JOBDIR the store records its unsynced keys once this many new requests wait (they
+#: still count only once the crawl closes cleanly): one disk commit a 100,000 new requests.
+COMMIT_KEYS = 100_000
 
 
 class RequestFingerprinter:
@@ -140,6 +156,23 @@ def _read_scrapy_seen(path: str) -> list[bytes]:
         return [bytes.fromhex(line) for line in data.split() if line]
 
 
+def _fsync_tree(folder: str) -> None:
+    """Makes the files of `folder` (Scrapy's request queue) and their names durable, best
+    effort: the store's record then never runs ahead of the queue's, even after a power cut."""
+    for root, _dirs, files in os.walk(folder):
+        for name in [*files, "."]:
+            try:
+                fd = os.open(os.path.join(root, name), os.O_RDONLY)
+            except OSError:
+                continue
+            try:
+                os.fsync(fd)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+
+
 class DupeFilter:
     """``request_seen`` through a :class:`linksieve.SeenSet` of request fingerprints.
 
@@ -170,20 +203,35 @@ class DupeFilter:
         namespace = getattr(self.fingerprinter, "identity", None) or (
             f"{type(self.fingerprinter).__module__}.{type(self.fingerprinter).__qualname__}"
         )
+        self.jobdir = path
         if kind == "persistent":
             if not path:
                 raise ValueError("DupeFilter: kind 'persistent' needs JOBDIR")
             store = os.path.join(path, STORE_FILE)
             legacy = os.path.join(path, "requests.seen")
-            importing = not os.path.exists(store) and os.path.exists(legacy)
-            self.seen = linksieve.SeenSet("persistent", store, namespace=namespace)
-            if importing:
-                n = self.seen.add_many(_read_scrapy_seen(legacy)).count(True)
+            if not os.path.exists(store) and os.path.exists(legacy):
+                # Scrapy's own record: seen for good (a run of its own, finished at once)
+                with linksieve.SeenSet("persistent", store, namespace=namespace) as seen:
+                    n = seen.add_many(_read_scrapy_seen(legacy)).count(True)
                 self.logger.info("linksieve: imported %d fingerprints of %s", n, legacy)
-        elif kind == "approx":
-            self.seen = linksieve.SeenSet("approx", expected=expected, fp_rate=fp_rate)
+            # The keys of this crawl count once close() finishes the run, after Scrapy wrote its
+            # queue's state; a killed crawl's keys are new again (its queue is lost too). So
+            # nothing needs to be durable before then: a request costs no disk commit, and a
+            # sync every COMMIT_KEYS new requests only bounds the memory of unsynced keys.
+            self.seen = linksieve.SeenSet(
+                "persistent", store, namespace=namespace, commit=COMMIT_KEYS, abandoned="new"
+            )
         else:
-            self.seen = linksieve.SeenSet(kind)
+            if path:
+                self.logger.warning(
+                    "linksieve: LINKSIEVE_DUPEFILTER_KIND=%r keeps nothing under JOBDIR: a resumed"
+                    " crawl fetches again what this one fetched (use 'persistent')",
+                    kind,
+                )
+            if kind == "approx":
+                self.seen = linksieve.SeenSet("approx", expected=expected, fp_rate=fp_rate)
+            else:
+                self.seen = linksieve.SeenSet(kind)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DupeFilter:
@@ -204,15 +252,41 @@ class DupeFilter:
         pass
 
     def request_seen(self, request: Request) -> bool:
-        """True when an equal request was seen (this one is then dropped)."""
-        new = self.seen.add(self.fingerprinter.fingerprint(request))
+        """True when an equal request was seen (this one is then dropped). A redirect target
+        (``redirect_urls`` in its meta) equal to a request of its own chain is never seen, and
+        the sources of its chain's 301 and 308 redirects are recorded as seen."""
+        fp = self.fingerprinter.fingerprint(request)
+        chain = self._chain(request)
+        new = self.seen.add(fp, chain=chain) if chain else self.seen.add(fp)
         if new and self.stats is not None:
             self.stats.inc_value("linksieve/seen")
         return not new
 
+    def _chain(self, request: Request) -> list[tuple[bytes, Any]]:
+        """The fingerprints of the request's redirect chain (``redirect_urls``, with the
+        method and body of this request: a link found later is a GET) and their statuses."""
+        urls = request.meta.get("redirect_urls") or []
+        reasons = list(request.meta.get("redirect_reasons") or [])
+        reasons += [None] * (len(urls) - len(reasons))
+        return [
+            (self.fingerprinter.fingerprint(request.replace(url=url)), reason)
+            for url, reason in zip(urls, reasons)
+        ]
+
+    def record_redirect(self, request: Request) -> None:
+        """Records the 301 and 308 sources of the chain of a request that is not filtered
+        (``dont_filter``): found again later, they are seen (:class:`Scheduler` calls it)."""
+        aliases = [fp for fp, reason in self._chain(request) if reason in (301, 308)]
+        if aliases:
+            self.seen.add_many(aliases)
+
     def close(self, reason: str) -> None:
+        """Closes the set; under ``JOBDIR`` the store's keys count from now on. Scrapy's
+        scheduler calls it after writing its queue's state, which is made durable first."""
         if self.stats is not None:
             self.stats.set_value("linksieve/seen_memory_bytes", self.seen.memory_bytes)
+        if self.jobdir and self.seen.kind == "persistent":
+            _fsync_tree(os.path.join(self.jobdir, "requests.queue"))
         self.seen.close()
 
     def log(self, request: Request, spider: Spider) -> None:
@@ -231,3 +305,37 @@ class DupeFilter:
             self.logger.debug(msg, {"request": request}, extra={"spider": spider})
             self.logdupes = False
         spider.crawler.stats.inc_value("dupefilter/filtered")
+
+
+
+#: The meta key where :class:`Scheduler` keeps a request's own ``dont_filter`` and URL, before a
+#: retry or a redirect changes them (both copy the meta).
+DONT_FILTER_META = "linksieve_dont_filter"
+
+
+def _scheduler_base() -> type:
+    from scrapy.core.scheduler import Scheduler as Base
+
+    return Base
+
+
+class Scheduler(_scheduler_base()):  # type: ignore[misc]
+    """Scrapy's scheduler, except for redirect targets that are ``dont_filter`` (the flag
+    Scrapy's ``RedirectMiddleware`` copies from the redirected request): when the request that
+    started the chain was not ``dont_filter`` (a retry set the flag, scrapy#6895), the target
+    goes through the dupefilter; when it was (a start URL), the target is scheduled unfiltered
+    and the dupefilter records the chain's 301 and 308 sources as seen. ``SCHEDULER =
+    "linksieve.scrapy.Scheduler"``; tested with Scrapy 2.19.
+    """
+
+    def enqueue_request(self, request: Request) -> bool:
+        own, first = request.meta.setdefault(DONT_FILTER_META, [request.dont_filter, request.url])
+        urls = request.meta.get("redirect_urls")
+        if request.dont_filter and urls:
+            if own is False and urls[0] == first:
+                request.dont_filter = False  # a retry's flag, not the request's own
+            else:
+                record = getattr(self.df, "record_redirect", None)
+                if record is not None:
+                    record(request)
+        return super().enqueue_request(request)
