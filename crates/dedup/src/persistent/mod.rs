@@ -17,7 +17,7 @@ mod upgrade;
 
 use crate::{DedupError, Fingerprint, Result, SeenSet};
 use filter::{StoreFilter, Unsynced};
-use format::{CHUNKS, FP_BYTES, META, RunInfo, StoreCtx, encode_tags, guarded, meta_put};
+use format::{FP_BYTES, META, RunInfo, StoreCtx, encode_tags, guarded, meta_put, read_chunks};
 use redb::Database;
 use runs::{RunReader, lookup_sparse};
 use std::path::{Path, PathBuf};
@@ -554,7 +554,7 @@ impl PersistentSet {
         let path = &self.path;
         guarded(path, "reading", || {
             let txn = self.db().begin_read().ctx(path)?;
-            let table = txn.open_table(CHUNKS).ctx(path)?;
+            let table = read_chunks(path, &txn)?;
             let cand = [(fp.0, 0usize)];
             let mut status = [ABSENT];
             for run in &self.runs {
@@ -585,7 +585,7 @@ impl PersistentSet {
         let path = &self.path;
         let mut out = guarded(path, "reading", || {
             let txn = self.db().begin_read().ctx(path)?;
-            let table = txn.open_table(CHUNKS).ctx(path)?;
+            let table = read_chunks(path, &txn)?;
             let mut out = Vec::new();
             for run in &self.runs {
                 let mut reader = RunReader::new(*run);
