@@ -674,9 +674,9 @@ impl SeenSet for PersistentSet {
         self.len + self.unsynced_added
     }
 
-    /// The filter, the unsynced keys, scratch buffers, plus what the page cache can hold: the
-    /// smaller of its limit given at open and the store file's size (a small store never fills
-    /// a large cache).
+    /// The filter, the unsynced keys, the chunks checked, scratch buffers, plus what the page
+    /// cache can hold: the smaller of its limit set at open and the store file's size (a small
+    /// store never fills a large cache).
     fn memory_bytes(&self) -> usize {
         let file = std::fs::metadata(&self.path).map_or(0, |m| m.len());
         std::mem::size_of::<Self>()
@@ -685,6 +685,7 @@ impl SeenSet for PersistentSet {
                 .min(usize::try_from(file).unwrap_or(usize::MAX))
             + self.filter.memory_bytes()
             + self.unsynced.capacity() * (FP_BYTES + 1)
+            + self.verified.capacity() * (std::mem::size_of::<(u64, u128)>() + 1)
             + self.sorted.capacity() * std::mem::size_of::<(u128, usize)>()
             + self.status.capacity()
             + self.runs.capacity() * std::mem::size_of::<RunInfo>()
