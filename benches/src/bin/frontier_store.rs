@@ -56,7 +56,7 @@ impl Iterator for Sorted {
         self.pos += (-u.ln() * self.gap) as u128 + 1;
         let fp = Fingerprint(self.pos);
         self.i += 1;
-        if self.i.is_multiple_of(self.every) {
+        if self.i % self.every == 0 {
             self.sample.push(fp);
         }
         Some(fp)
@@ -74,12 +74,14 @@ fn rss_bytes() -> u64 {
         .map_or(0, |kib| kib * 1024)
 }
 
-fn file_bytes(paths: &[PathBuf]) -> u64 {
+/// The files' lengths, and the disk blocks they hold (redb grows its file by doubling, up to
+/// 4 GiB, with a sparse tail).
+fn file_bytes(paths: &[PathBuf]) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
     paths
         .iter()
         .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| m.len())
-        .sum()
+        .fold((0, 0), |(l, b), m| (l + m.len(), b + m.blocks() * 512))
 }
 
 /// The keys of one call: `size` keys, each with probability `known` drawn from the sample of
@@ -220,9 +222,12 @@ fn run_linksieve(path: &Path, n: u64, requests: usize, batches: usize, keep: boo
         let t = Instant::now();
         let loaded = set.bulk_load(stream.by_ref()).expect("bulk load");
         let secs = t.elapsed().as_secs_f64();
+        let (disk, used) = file_bytes(&[path.to_path_buf()]);
         println!(
-            "fill (bulk_load): {loaded} keys in {secs:.1} s = {:.0} keys/s",
-            loaded as f64 / secs
+            "fill (bulk_load): {loaded} keys in {secs:.1} s = {:.0} keys/s; file {disk} B, \
+             allocated {used} B = {:.2} B/key",
+            loaded as f64 / secs,
+            used as f64 / loaded as f64
         );
         set.finish().expect("finish");
     }
@@ -275,13 +280,15 @@ fn run_linksieve(path: &Path, n: u64, requests: usize, batches: usize, keep: boo
         }
     }
     let len = set.len();
-    let disk = set.disk_bytes().expect("size");
+    let (disk, used) = file_bytes(&[path.to_path_buf()]);
     let rss = rss_bytes();
     println!(
-        "store: {len} keys, {} runs; disk {disk} B = {:.2} B/key; RSS {rss} B = {:.3} B/key; \
-         memory_bytes {} (filter and buffers plus the cache limit or file size)",
+        "store: {len} keys, {} runs; file {disk} B = {:.2} B/key, allocated {used} B = {:.2} \
+         B/key; RSS {rss} B = {:.3} B/key; memory_bytes {} (filter and buffers plus the cache \
+         limit or file size)",
         set.runs(),
         disk as f64 / len as f64,
+        used as f64 / len as f64,
         rss as f64 / len as f64,
         set.memory_bytes()
     );
@@ -351,11 +358,12 @@ fn run_sqlite(path: &Path, n: u64, requests: usize, batches: usize, keep: bool) 
             &p,
         );
     }
-    let disk = file_bytes(&files);
+    let (disk, used) = file_bytes(&files);
     let rss = rss_bytes();
     println!(
-        "database: ~{n} keys; disk {disk} B = {:.2} B/key (with the WAL); RSS {rss} B = {:.3} B/key",
-        disk as f64 / n as f64,
+        "database: ~{n} keys; files {disk} B, allocated {used} B = {:.2} B/key (with the WAL); \
+         RSS {rss} B = {:.3} B/key",
+        used as f64 / n as f64,
         rss as f64 / n as f64
     );
     drop(conn);

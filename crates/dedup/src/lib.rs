@@ -10,7 +10,7 @@
 //! | [`MemorySet`] | yes | ~22 B per unique key | none |
 //! | [`SpillSet`] | yes | a fixed budget | 16 B per unique key (sorted runs) |
 //! | [`BloomSet`] | no: may call a new key seen, with a running estimate of how often | ~10 bits per key at 1 % | none |
-//! | [`PersistentSet`] | yes, across runs | one batch | 16 B per key in sorted runs in a redb file |
+//! | [`PersistentSet`] | yes, across runs | a Bloom filter of ~1.6 B per stored key, the unsynced keys | ~17 B per key in sorted runs in a redb file |
 //!
 //! Design notes and measured figures: the crate's README.
 //!
@@ -81,9 +81,10 @@ pub use spill::{SpillConfig, SpillSet};
 /// assert_eq!(count_new(&mut BloomSet::new(1000, 0.01).unwrap(), &fps), 2);
 /// ```
 pub trait SeenSet: Send {
-    /// Inserts a batch; `new[i]` tells whether `fps[i]` was a first occurrence. For the
-    /// persistent set the batch is durably committed before this returns (see
-    /// [`PersistentSet`]'s crash contract); for the spill set it is one merge pass.
+    /// Inserts a batch; `new[i]` tells whether `fps[i]` was a first occurrence. The
+    /// persistent set answers at once and records the new keys only at
+    /// [`sync`](SeenSet::sync) (see [`PersistentSet`]'s crash contract); for the spill set it
+    /// is one merge pass.
     ///
     /// ```
     /// use linksieve_dedup::{Fingerprint, MemorySet, SeenSet};

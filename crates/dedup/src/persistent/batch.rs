@@ -2,7 +2,9 @@
 //! unsynced keys as a new run (`sync`), and loading a sorted stream as one run (`bulk_load`).
 
 use super::filter::StoreFilter;
-use super::format::{CHUNKS, META, RUNS, RunInfo, StoreCtx, guarded, meta_put, runs_digest};
+use super::format::{
+    CHUNKS, META, RUNS, RunInfo, StoreCtx, guarded, meta_put, read_chunks, runs_digest,
+};
 use super::runs::{RunWriter, lookup_dense, lookup_sparse, merge_levels};
 use super::{ABSENT, PersistentSet, SEEN, format};
 use crate::{DedupError, Fingerprint, Result};
@@ -47,7 +49,7 @@ impl PersistentSet {
         let mut st: Vec<u8> = Vec::with_capacity(self.sorted.len());
         guarded(&path, "reading", || {
             let txn = self.db().begin_read().ctx(&path)?;
-            let chunks = txn.open_table(CHUNKS).ctx(&path)?;
+            let chunks = read_chunks(&path, &txn)?;
             for &r in &order {
                 pending.clear();
                 pending.extend(

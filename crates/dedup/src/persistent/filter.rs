@@ -4,7 +4,7 @@
 //! (one sequential read of the store), takes the keys of each sync, and is built again, larger,
 //! when the store has grown past what it was sized for.
 
-use super::format::{CHUNKS, RunInfo, StoreCtx, guarded};
+use super::format::{RunInfo, StoreCtx, guarded, read_chunks};
 use super::runs::RunReader;
 use crate::{BloomBits, Fingerprint, Result};
 use redb::Database;
@@ -49,7 +49,7 @@ impl StoreFilter {
         let mut filter = StoreFilter::with_room(len)?;
         guarded(path, "reading the runs for the filter", || {
             let txn = db.begin_read().ctx(path)?;
-            let table = txn.open_table(CHUNKS).ctx(path)?;
+            let table = read_chunks(path, &txn)?;
             for run in runs {
                 let mut reader = RunReader::new(*run);
                 while let Some(v) = reader.next(path, &table)? {

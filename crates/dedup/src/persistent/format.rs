@@ -61,6 +61,20 @@ fn le_u128(b: &[u8]) -> u128 {
     u128::from_le_bytes(a)
 }
 
+/// The chunks table in a read transaction. The open made it (in its write transaction), so a
+/// store without it is damaged (a header that selects an older commit), not merely new.
+pub(super) fn read_chunks(
+    path: &Path,
+    txn: &redb::ReadTransaction,
+) -> Result<redb::ReadOnlyTable<(u64, u128), &'static [u8]>> {
+    match txn.open_table(CHUNKS) {
+        Err(redb::TableError::TableDoesNotExist(name)) => {
+            Err(corrupt(path, format!("table {name} missing")))
+        }
+        other => other.ctx(path),
+    }
+}
+
 /// A [`DedupError::CorruptStore`] for the store at `path`.
 pub(super) fn corrupt(path: &Path, detail: impl Into<String>) -> DedupError {
     DedupError::CorruptStore {

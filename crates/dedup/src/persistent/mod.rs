@@ -17,7 +17,7 @@ mod upgrade;
 
 use crate::{DedupError, Fingerprint, Result, SeenSet};
 use filter::{StoreFilter, Unsynced};
-use format::{CHUNKS, FP_BYTES, META, RunInfo, StoreCtx, encode_tags, guarded, meta_put};
+use format::{FP_BYTES, META, RunInfo, StoreCtx, encode_tags, guarded, meta_put, read_chunks};
 use redb::Database;
 use runs::{RunReader, lookup_sparse};
 use std::path::{Path, PathBuf};
@@ -612,7 +612,7 @@ impl PersistentSet {
         let path = &self.path;
         guarded(path, "reading", || {
             let txn = self.db().begin_read().ctx(path)?;
-            let table = txn.open_table(CHUNKS).ctx(path)?;
+            let table = read_chunks(path, &txn)?;
             let cand = [(fp.0, 0usize)];
             let mut status = [ABSENT];
             for run in &self.runs {
@@ -644,7 +644,7 @@ impl PersistentSet {
         let path = &self.path;
         let mut out = guarded(path, "reading", || {
             let txn = self.db().begin_read().ctx(path)?;
-            let table = txn.open_table(CHUNKS).ctx(path)?;
+            let table = read_chunks(path, &txn)?;
             let mut out = Vec::new();
             for run in &self.runs {
                 let mut reader = RunReader::new(*run);
@@ -761,9 +761,9 @@ impl SeenSet for PersistentSet {
         }
     }
 
-    /// The filter, the unsynced keys, scratch buffers, plus what the page cache can hold: the
-    /// smaller of its limit given at open and the store file's size (a small store never fills
-    /// a large cache).
+    /// The filter, the unsynced keys, the chunks checked, scratch buffers, plus what the page
+    /// cache can hold: the smaller of its limit set at open and the store file's size (a small
+    /// store never fills a large cache).
     fn memory_bytes(&self) -> usize {
         let file = std::fs::metadata(&self.path).map_or(0, |m| m.len());
         std::mem::size_of::<Self>()
@@ -772,6 +772,7 @@ impl SeenSet for PersistentSet {
                 .min(usize::try_from(file).unwrap_or(usize::MAX))
             + self.filter.memory_bytes()
             + self.unsynced.capacity() * (FP_BYTES + 1)
+            + self.verified.capacity() * (std::mem::size_of::<(u64, u128)>() + 1)
             + self.sorted.capacity() * std::mem::size_of::<(u128, usize)>()
             + self.status.capacity()
             + self.runs.capacity() * std::mem::size_of::<RunInfo>()

@@ -1,6 +1,6 @@
 //! Unit tests of the persistent store.
 
-use super::format::{RUNS, WRITE_FPS as W, meta_value};
+use super::format::{CHUNKS, RUNS, WRITE_FPS as W, meta_value};
 use super::*;
 use crate::FINGERPRINT_VERSION;
 use crate::MemorySet;
