@@ -92,10 +92,11 @@ def test_bad_options():
     for kwargs, msg in [
         ({"kind": "nope"}, "kind: unknown seen-set"),
         ({"kind": "persistent"}, "path: kind=\"persistent\" needs"),
-        ({"kind": "memory", "memory": 5}, "memory: only for"),
-        ({"kind": "approx", "expected": 0}, "expected: must be 1 to"),
+        ({"kind": "memory", "memory": 5}, "memory sets the budget of the spill or approx kind"),
+        ({"kind": "approx", "expected": 10**11}, "expected 100000000000 is above"),
         ({"kind": "approx", "fp_rate": 2.0}, r"false-positive rate 2 is outside \[1e-12, 0.5\]"),
-        ({"kind": "spill", "memory": 1000}, "at least 1 MiB"),
+        ({"kind": "spill", "memory": 1000}, r"memory 1000 is outside 64K\.\.=1T"),
+        ({"kind": "persistent", "path": "x", "memory": 1 << 20}, "memory sets the budget"),
     ]:
         with pytest.raises(ValueError, match=msg):
             linksieve.SeenSet(**kwargs)
@@ -122,12 +123,12 @@ def test_persistent_store_keeps_keys_and_its_identity(tmp_path):
 def test_persistent_store_survives_kill(tmp_path):
     """A process adds batches and prints each batch's new keys only after add_many returns;
     killed with SIGKILL, every key it printed is seen by the next process, except those of the
-    last line it printed: the default commit policy ("every") records a call's keys at the
-    next call, once they were delivered (those may be answered new again: at least once)."""
+    last line it printed: the commit policy "every" records a call's keys at the next call,
+    once they were delivered (those may be answered new again: at least once)."""
     path = tmp_path / "s.redb"
     script = textwrap.dedent(f"""
         import sys, linksieve
-        s = linksieve.SeenSet("persistent", {str(path)!r})
+        s = linksieve.SeenSet("persistent", {str(path)!r}, commit="every")
         for b in range(10_000):
             batch = [f"k{{b}}-{{i}}" for i in range(100)]
             new = [k for k, n in zip(batch, s.add_many(batch)) if n]
@@ -168,7 +169,7 @@ def test_threads_share_a_set():
 
 
 def test_commit_policies():
-    for commit, shown in [(None, "every"), ("every", "every"), ("end", "end"), (10_000, "10000"),
+    for commit, shown in [(None, "100000,1s"), ("every", "every"), ("end", "end"), (10_000, "10000"),
                           ("1s", "1s"), ("250ms", "250ms"), ("100000,1s", "100000,1s")]:
         with linksieve.SeenSet(commit=commit) as s:
             assert s.commit == shown

@@ -522,7 +522,8 @@ fn parse_chunk_size(s: &str) -> Result<usize, String> {
 
 /// `--memory`: 64K to 1T (small budgets are for tests and tiny machines).
 fn parse_memory(s: &str) -> Result<usize, String> {
-    size_in(s, 64 << 10, 1 << 40)
+    let r = linksieve_pipeline::seen::MEMORY_RANGE;
+    size_in(s, *r.start(), *r.end())
 }
 
 /// `--max-link-len`: 256 bytes to 16M.

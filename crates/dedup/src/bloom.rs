@@ -612,6 +612,10 @@ impl BloomSet {
 }
 
 impl SeenSet for BloomSet {
+    fn knows(&mut self, fp: Fingerprint) -> Result<bool> {
+        Ok(self.contains(fp))
+    }
+
     /// Never fails.
     fn insert_batch(&mut self, fps: &[Fingerprint], new: &mut Vec<bool>) -> Result<()> {
         new.clear();

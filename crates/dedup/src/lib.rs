@@ -256,6 +256,18 @@ pub trait SeenSet: Send {
         })
     }
 
+    /// True when the set would answer `fp` "seen" now, without inserting it (a Bloom filter:
+    /// maybe; a store: synced or unsynced).
+    ///
+    /// ```
+    /// use linksieve_dedup::{Fingerprint, MemorySet, SeenSet};
+    /// let mut set = MemorySet::new();
+    /// set.insert(Fingerprint(1));
+    /// assert!(SeenSet::knows(&mut set, Fingerprint(1)).unwrap());
+    /// assert!(!SeenSet::knows(&mut set, Fingerprint(2)).unwrap());
+    /// ```
+    fn knows(&mut self, fp: Fingerprint) -> Result<bool>;
+
     /// What the set can say of its answers for a run's summary.
     ///
     /// ```

@@ -305,6 +305,10 @@ impl Shard {
 }
 
 impl SeenSet for MemorySet {
+    fn knows(&mut self, fp: Fingerprint) -> Result<bool> {
+        Ok(self.contains(fp))
+    }
+
     /// Never fails. Faster than one [`insert`](MemorySet::insert) after another on large sets:
     /// it reads the home slots of 16 fingerprints before probing for any of them, so that
     /// their cache misses overlap.

@@ -136,6 +136,9 @@ mod tests {
         fn memory_bytes(&self) -> usize {
             0
         }
+        fn knows(&mut self, fp: Fingerprint) -> Result<bool> {
+            Ok(self.0.contains(fp))
+        }
     }
 
     fn hop(k: u128, status: u16) -> Hop {

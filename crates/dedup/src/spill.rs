@@ -741,6 +741,10 @@ impl RunReader {
 /// Tokens are `T::default()` when pushed through the trait ([`SeenSet::submit`]); the answers
 /// come back in order.
 impl<T: Send + Default> SeenSet for SpillSet<T> {
+    fn knows(&mut self, fp: Fingerprint) -> Result<bool> {
+        self.contains(fp)
+    }
+
     /// Each item holds its share of `held` (the first one the remainder), so the part of a
     /// batch still waiting after a merge in its middle is counted again.
     fn submit(

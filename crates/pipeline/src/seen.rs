@@ -28,6 +28,13 @@ pub enum SeenKind {
     Approx,
 }
 
+/// The range of a seen-set's memory (`--memory`, `SeenSet(memory=)`): 64 KiB to 1 TiB.
+///
+/// ```
+/// assert!(linksieve_pipeline::seen::MEMORY_RANGE.contains(&(512 << 20)));
+/// ```
+pub const MEMORY_RANGE: std::ops::RangeInclusive<usize> = (64 << 10)..=(1 << 40);
+
 /// The spill set's budget when none is given: 512 MiB.
 ///
 /// ```
@@ -57,6 +64,8 @@ pub struct SeenOptions {
     pub expected: u64,
     /// A persistent store: only keys no earlier run wrote are new.
     pub store: Option<PathBuf>,
+    /// Where the spill set writes its runs (the system's temporary folder when `None`).
+    pub spill_dir: Option<PathBuf>,
     /// When a durable set records the keys it answered new (its caller syncs after delivering
     /// them); `None`: [`DEFAULT_COMMIT`] for a stream, [`ATOMIC_COMMIT`] for an output renamed
     /// into place at the end.
@@ -93,6 +102,7 @@ impl Default for SeenOptions {
             fp_rate: 0.001,
             expected: 10_000_000,
             store: None,
+            spill_dir: None,
             commit: None,
         }
     }
@@ -114,17 +124,17 @@ impl SeenOptions {
     /// assert!(bad.open(&id, false).is_err()); // --memory is for spill and approx
     /// ```
     pub fn open(&self, id: &StoreIdentity, atomic: bool) -> Result<Box<dyn SeenSet>, DedupError> {
-        if self.memory.is_some() && !matches!(self.kind, SeenKind::Spill | SeenKind::Approx) {
-            return Err(DedupError::InvalidConfig(
-                "--memory sets the budget of --dedup spill or approx".into(),
-            ));
-        }
+        self.check()?;
         let Some(path) = &self.store else {
             return Ok(match self.kind {
                 SeenKind::Memory => Box::new(MemorySet::new()),
-                SeenKind::Spill => Box::new(SpillSet::<()>::new(SpillConfig::new(
-                    self.memory.unwrap_or(DEFAULT_SPILL_BUDGET),
-                ))?),
+                SeenKind::Spill => {
+                    let mut config = SpillConfig::new(self.memory.unwrap_or(DEFAULT_SPILL_BUDGET));
+                    if let Some(dir) = &self.spill_dir {
+                        config = config.temp_dir(dir);
+                    }
+                    Box::new(SpillSet::<()>::new(config)?)
+                }
                 SeenKind::Approx => Box::new(self.approx(machine_memory())?),
             });
         };
@@ -142,6 +152,37 @@ impl SeenOptions {
             },
         )?;
         Ok(Box::new(set))
+    }
+
+    /// The limits every surface shares (the CLI's flags, Python's arguments): `memory` only
+    /// for spill and approx, within [`MEMORY_RANGE`]; `expected` at most
+    /// [`linksieve_dedup::MAX_EXPECTED_ITEMS`]; `fp_rate` is the filter's own check.
+    ///
+    /// ```
+    /// use linksieve_pipeline::seen::{SeenKind, SeenOptions};
+    /// let o = SeenOptions { kind: SeenKind::Spill, memory: Some(1000), ..SeenOptions::default() };
+    /// assert!(o.check().unwrap_err().to_string().contains("64K"));
+    /// ```
+    pub fn check(&self) -> Result<(), DedupError> {
+        let bad = |m: String| Err(DedupError::InvalidConfig(m));
+        if let Some(m) = self.memory {
+            if !matches!(self.kind, SeenKind::Spill | SeenKind::Approx) || self.store.is_some() {
+                return bad("memory sets the budget of the spill or approx kind".into());
+            }
+            if !MEMORY_RANGE.contains(&m) {
+                return bad(format!(
+                    "memory {m} is outside 64K..=1T (65536 to 2^40 bytes)"
+                ));
+            }
+        }
+        if self.expected > linksieve_dedup::MAX_EXPECTED_ITEMS {
+            return bad(format!(
+                "expected {} is above {}",
+                self.expected,
+                linksieve_dedup::MAX_EXPECTED_ITEMS
+            ));
+        }
+        Ok(())
     }
 
     /// The commit policy a caller of the opened set follows: the one asked, or the default

@@ -4,11 +4,8 @@
 
 use crate::options::key_options;
 use linksieve_dedup::redirect::{self, Hop};
-use linksieve_dedup::{
-    Abandoned, BloomSet, CommitPolicy, DedupError, Fingerprint, MemorySet, PersistentOptions,
-    PersistentSet, SeenSet, SpillConfig, SpillSet, StoreIdentity,
-};
-use linksieve_pipeline::seen::{DEFAULT_SPILL_BUDGET, KeyIdentity};
+use linksieve_dedup::{Abandoned, CommitPolicy, DedupError, Fingerprint, SeenSet, StoreIdentity};
+use linksieve_pipeline::seen::{DEFAULT_COMMIT, KeyIdentity, SeenKind, SeenOptions};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -45,34 +42,14 @@ pub(crate) fn fingerprint_of(key: &Bound<'_, PyAny>) -> PyResult<Fingerprint> {
     }
 }
 
-/// The set behind a `SeenSet`.
-enum Store {
-    Memory(MemorySet),
-    Approx(BloomSet),
-    Spill(SpillSet),
-    Persistent(PersistentSet),
-    Closed,
-}
+/// The set behind a `SeenSet` (`None` once closed).
+type Store = Option<Box<dyn SeenSet>>;
 
-impl Store {
-    fn set(&mut self) -> PyResult<&mut (dyn SeenSet + Send)> {
-        Ok(match self {
-            Store::Memory(s) => s,
-            Store::Approx(s) => s,
-            Store::Spill(s) => s,
-            Store::Persistent(s) => s,
-            Store::Closed => return Err(closed()),
-        })
-    }
-
-    fn contains(&self, fp: Fingerprint) -> Result<bool, DedupError> {
-        match self {
-            Store::Memory(s) => Ok(s.contains(fp)),
-            Store::Approx(s) => Ok(s.contains(fp)),
-            Store::Spill(s) => s.contains(fp),
-            Store::Persistent(s) => s.contains(fp),
-            Store::Closed => Ok(false),
-        }
+/// The open set, or the error of a closed one.
+fn open_set(store: &mut Store) -> PyResult<&mut dyn SeenSet> {
+    match store {
+        Some(s) => Ok(s.as_mut()),
+        None => Err(closed()),
     }
 }
 
@@ -96,9 +73,10 @@ fn store_error(e: DedupError) -> PyErr {
 /// StoreError. Use it as a context manager, or call close().
 ///
 /// Crash contract of a persistent store: a key answered new is recorded durably once it has
-/// been returned to you, when the `commit` policy says so ("every": at the next call, the
-/// default; "end": at close(); a number of keys: once that many wait; a time, "250ms" or
-/// "2s": at the first call after it; or "100000,1s"), by sync() and by close(). A crash
+/// been returned to you, when the `commit` policy says so ("every": at the next call; "end":
+/// at close(); a number of keys: once that many wait; a time, "250ms" or "2s": at the first
+/// call after it; or both, "100000,1s", the default: a crash costs at most 100,000 keys or a
+/// second of keys answered new twice), by sync() and by close(). A crash
 /// between the answer and that record costs only this: those keys are answered new again by
 /// the next process (at least once, never lost). With `abandoned="new"`, a process that never
 /// reaches close() (killed) leaves keys that every later process counts as new: tie the store
@@ -225,7 +203,7 @@ impl PySeenSet {
         let bad = |m: &str| Err(PyValueError::new_err(m.to_owned()));
         let policy = match commit {
             Some(c) => commit_policy(c)?,
-            None => CommitPolicy::EVERY,
+            None => DEFAULT_COMMIT,
         };
         let abandoned = match abandoned {
             "seen" => Abandoned::Seen,
@@ -233,51 +211,41 @@ impl PySeenSet {
             "new" => return bad("abandoned: only for kind=\"persistent\""),
             _ => return bad("abandoned: \"seen\" or \"new\""),
         };
-        let (store, kind) = match kind {
-            "memory" | "persistent" if memory.is_some() => {
-                return bad("memory: only for kind=\"approx\" or \"spill\"");
+        let kind = match kind {
+            "memory" => "memory",
+            "approx" => "approx",
+            "spill" => "spill",
+            "persistent" => "persistent",
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "kind: unknown seen-set {other:?} (memory, approx, spill, persistent)"
+                )));
             }
-            "memory" if path.is_some() => {
-                return bad("path: only for kind=\"persistent\" or \"spill\"");
-            }
-            "memory" => (Store::Memory(MemorySet::new()), "memory"),
-            "approx" if path.is_some() => {
-                return bad("path: only for kind=\"persistent\" or \"spill\"");
-            }
-            "approx" => {
-                if !(1..=linksieve_dedup::MAX_EXPECTED_ITEMS).contains(&expected) {
-                    return Err(PyValueError::new_err(format!(
-                        "expected: must be 1 to {}",
-                        linksieve_dedup::MAX_EXPECTED_ITEMS
-                    )));
-                }
-                // `memory` bounds the filter, its first stage included (never an allocation
-                // that aborts: too large is a MemoryError)
-                let set = BloomSet::bounded(expected, fp_rate, memory).map_err(|e| match e {
-                    linksieve_dedup::DedupError::OutOfMemory { .. } => {
-                        pyo3::exceptions::PyMemoryError::new_err(e.to_string())
-                    }
-                    e => PyValueError::new_err(e.to_string()),
-                })?;
-                (Store::Approx(set), "approx")
-            }
-            "spill" => {
-                let budget = memory.unwrap_or(DEFAULT_SPILL_BUDGET);
-                if budget < 1 << 20 {
-                    return bad("memory: the spill budget must be at least 1 MiB (1048576)");
-                }
-                let mut config = SpillConfig::new(budget);
-                if let Some(p) = path {
-                    config = config.temp_dir(p);
-                }
-                let set = py.detach(|| SpillSet::new(config)).map_err(store_error)?;
-                (Store::Spill(set), "spill")
-            }
-            "persistent" => {
-                let Some(path) = path else {
-                    return bad("path: kind=\"persistent\" needs the store's file");
-                };
-                let identity = match namespace {
+        };
+        if path.is_some() && kind != "persistent" && kind != "spill" {
+            return bad("path: only for kind=\"persistent\" or \"spill\"");
+        }
+        let persistent = kind == "persistent";
+        // one factory for every surface (the CLI's flags, these arguments): the same limits
+        let options = SeenOptions {
+            kind: match kind {
+                "spill" => SeenKind::Spill,
+                "approx" => SeenKind::Approx,
+                _ => SeenKind::Memory,
+            },
+            memory,
+            fp_rate,
+            expected,
+            store: if persistent { path.clone() } else { None },
+            spill_dir: if persistent { None } else { path },
+            commit: None,
+        };
+        if persistent && options.store.is_none() {
+            return bad("path: kind=\"persistent\" needs the store's file");
+        }
+        let identity =
+            if persistent {
+                match namespace {
                     // the keys are the caller's (Scrapy's request fingerprints): its name
                     Some(ns) => StoreIdentity::new(format!("{{\"namespace\":{ns:?}}}"))
                         .with_legacy(&format!("namespace {ns}"), "namespace", 0),
@@ -286,24 +254,21 @@ impl PySeenSet {
                         linksieve_iri::InputMode::Leiri,
                     )
                     .store(),
-                };
-                let set = py
-                    .detach(|| {
-                        let options = PersistentOptions {
-                            abandoned,
-                            ..PersistentOptions::default()
-                        };
-                        PersistentSet::open(&path, &identity, options)
-                    })
-                    .map_err(store_error)?;
-                (Store::Persistent(set), "persistent")
-            }
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "kind: unknown seen-set {other:?} (memory, approx, spill, persistent)"
-                )));
-            }
-        };
+                }
+            } else {
+                StoreIdentity::new("")
+            };
+        let atomic = abandoned == Abandoned::New;
+        let store = py
+            .detach(|| options.open(&identity, atomic))
+            .map_err(|e| match e {
+                DedupError::OutOfMemory { .. } => {
+                    pyo3::exceptions::PyMemoryError::new_err(e.to_string())
+                }
+                DedupError::InvalidConfig(m) => PyValueError::new_err(m),
+                e => store_error(e),
+            })?;
+        let store = Some(store);
         Ok(PySeenSet {
             store: Mutex::new(store),
             kind,
@@ -334,7 +299,7 @@ impl PySeenSet {
             None => None,
         };
         let mut store = self.lock(py);
-        let set = store.set()?;
+        let set = open_set(&mut store)?;
         py.detach(|| {
             self.commit.before_insert(set)?;
             match &hops {
@@ -381,7 +346,7 @@ impl PySeenSet {
             }
         };
         let mut store = self.lock(py);
-        let set = store.set()?;
+        let set = open_set(&mut store)?;
         py.detach(|| {
             self.commit.before_insert(set)?;
             redirect::record_edge(set, source, target, status)
@@ -393,7 +358,7 @@ impl PySeenSet {
     /// keep nothing beyond the process). The `commit` policy calls it for you.
     fn sync(&self, py: Python<'_>) -> PyResult<()> {
         let mut store = self.lock(py);
-        let set = store.set()?;
+        let set = open_set(&mut store)?;
         py.detach(|| self.commit.sync(set)).map_err(store_error)
     }
 
@@ -401,7 +366,7 @@ impl PySeenSet {
     #[getter]
     fn unsynced(&self, py: Python<'_>) -> PyResult<u64> {
         let mut store = self.lock(py);
-        Ok(store.set()?.unsynced())
+        Ok(open_set(&mut store)?.unsynced())
     }
 
     /// The commit policy: "every", "end", a number of keys, a time, or both.
@@ -424,7 +389,7 @@ impl PySeenSet {
                 .collect::<PyResult<Vec<_>>>()?,
         };
         let mut store = self.lock(py);
-        let set = store.set()?;
+        let set = open_set(&mut store)?;
         let mut new = Vec::with_capacity(fps.len());
         py.detach(|| {
             self.commit.before_insert(set)?;
@@ -436,37 +401,31 @@ impl PySeenSet {
 
     fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let fp = fingerprint_of(key)?;
-        let store = self.lock(py);
-        if matches!(*store, Store::Closed) {
-            return Err(closed());
-        }
-        py.detach(|| store.contains(fp)).map_err(store_error)
+        let mut store = self.lock(py);
+        let set = open_set(&mut store)?;
+        py.detach(|| set.knows(fp)).map_err(store_error)
     }
 
     fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
         let mut store = self.lock(py);
-        Ok(store.set()?.len() as usize)
+        Ok(open_set(&mut store)?.len() as usize)
     }
 
     /// The heap memory the set holds, in bytes.
     #[getter]
     fn memory_bytes(&self, py: Python<'_>) -> PyResult<usize> {
         let mut store = self.lock(py);
-        Ok(store.set()?.memory_bytes())
+        Ok(open_set(&mut store)?.memory_bytes())
     }
 
     /// Closes the set (a persistent store is marked finished and its file released); any later
     /// use raises StoreError.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         let mut store = self.lock(py);
-        match std::mem::replace(&mut *store, Store::Closed) {
-            Store::Persistent(mut s) => py
-                .detach(|| {
-                    s.sync()?;
-                    s.finish()
-                })
-                .map_err(store_error),
-            _ => Ok(()),
+        match store.take() {
+            // syncs, then marks the run finished
+            Some(s) => py.detach(|| s.finish()).map_err(store_error),
+            None => Ok(()),
         }
     }
 
@@ -482,7 +441,7 @@ impl PySeenSet {
 
     fn __repr__(&self, py: Python<'_>) -> String {
         let mut store = self.lock(py);
-        match store.set() {
+        match open_set(&mut store) {
             Ok(s) => format!("SeenSet(kind={:?}, len={})", self.kind, s.len()),
             Err(_) => format!("SeenSet(kind={:?}, closed)", self.kind),
         }

@@ -713,6 +713,10 @@ impl PersistentSet {
 }
 
 impl SeenSet for PersistentSet {
+    fn knows(&mut self, fp: Fingerprint) -> Result<bool> {
+        self.contains(fp)
+    }
+
     /// Answers at once, writing nothing: a key unsynced in this process is seen; a key the
     /// in-memory filter has certainly never stored is new (no disk read); a "maybe" is looked
     /// up in the store's runs (one read transaction). The keys answered new become unsynced
