@@ -208,6 +208,7 @@ impl SeenArgs {
             fp_rate: self.fp_rate,
             expected: self.expected,
             store: self.seen.clone(),
+            spill_dir: None,
             commit: self.commit,
         };
         let d = o.open(&id.store(), atomic);
