@@ -173,8 +173,10 @@ fn a_cluster_spreads_the_set_and_answers_the_same() {
     later.finish().unwrap();
 }
 
-/// The child processes: `insert N SEED` prints each key answered new, then syncs;
-/// `hold LEASE SEED` inserts, syncs half, prints READY and waits to be killed.
+/// The child processes: `insert URL SEED` prints each key answered new, then syncs;
+/// `hold URL SEED` inserts 1,000 keys and syncs, then offers 1,000 new ones with 50 of the
+/// synced ones and 50 that another run claimed (`others`), prints READY and waits to be
+/// killed.
 #[test]
 fn redis_child() {
     let Ok(spec) = std::env::var(CHILD_ENV) else {
@@ -203,12 +205,26 @@ fn redis_child() {
             let fps = distinct(seed, 2_000);
             set.insert_batch(&fps[..1000], &mut new).unwrap();
             set.sync().unwrap();
-            set.insert_batch(&fps[1000..], &mut new).unwrap();
+            let again = [&fps[1000..], &fps[..50], &others(seed)].concat();
+            set.insert_batch(&again, &mut new).unwrap();
+            assert_eq!(new.iter().filter(|n| **n).count(), 1000);
             println!("READY");
             std::thread::sleep(Duration::from_secs(60));
         }
         _ => unreachable!(),
     }
+}
+
+/// Keys that another run claims and syncs before a `hold` child starts.
+fn others(seed: u64) -> Vec<Fingerprint> {
+    distinct(seed + 1000, 50)
+}
+
+fn claim_others(url: &str, seed: u64) {
+    let mut set = RedisSet::open(url, ID).unwrap();
+    let mut new = Vec::new();
+    set.insert_batch(&others(seed), &mut new).unwrap();
+    set.finish().unwrap();
 }
 
 fn spawn_child(spec: &str) -> std::process::Child {
@@ -254,6 +270,7 @@ fn four_processes_answer_each_key_new_exactly_once() {
 
 /// Starts a `hold` child and kills it (SIGKILL) once it has claims it never synced.
 fn killed_holder(url: &str, seed: u64) {
+    claim_others(url, seed);
     let mut c = spawn_child(&format!("hold {url} {seed}"));
     let mut out = BufReader::new(c.stdout.take().unwrap());
     let mut line = String::new();
@@ -284,10 +301,15 @@ fn a_process_killed_before_sync_loses_nothing() {
         new[1000..].iter().all(|n| *n),
         "unsynced keys are new again"
     );
+    rerun.insert_batch(&others(7), &mut new).unwrap();
+    assert!(
+        new.iter().all(|n| !n),
+        "another run's keys, offered to the dead run, stay"
+    );
     rerun.sync().unwrap();
-    let oracle: HashSet<u128> = fps.iter().map(|f| f.0).collect();
+    let oracle: HashSet<u128> = fps.iter().chain(&others(7)).map(|f| f.0).collect();
     same(&server.fingerprints("t5"), &oracle, "on the server");
-    // a named run takes its own claims back at once, and is refused while it is alive
+    // a named run takes its own claims back at once, lease or not
     let named = server.url("prefix=t6&run=worker-1&lease=20s");
     killed_holder(&named, 8);
     let fps = distinct(8, 2_000);
@@ -346,7 +368,7 @@ fn a_stalled_server_times_out() {
     set.insert_batch(&input(1, 10, 100), &mut new).unwrap();
     server.signal("-STOP");
     let t = Instant::now();
-    let e = set.insert_batch(&input(2, 10, 100), &mut new).err();
+    let e = set.insert_batch(&input(2, 1000, 1000), &mut new).err();
     server.signal("-CONT");
     let e = e.expect("a stalled server is an error");
     assert!(matches!(e, DedupError::Remote { .. }), "{e}");

@@ -37,11 +37,35 @@ impl Conn {
     pub(crate) fn run(&mut self, cmds: Vec<Cmd>) -> RedisResult<Vec<Value>> {
         match self {
             Conn::Single(c) => {
+                // read the answers ourselves: stop at the first failure (the client's own
+                // pipeline reads every answer, a timeout each when the server stalls)
+                let n = cmds.len();
                 let mut p = redis::pipe();
                 for cmd in cmds {
                     p.add_command(cmd);
                 }
-                p.query(c)
+                c.send_packed_command(&p.get_packed_pipeline())?;
+                let mut answers = Vec::with_capacity(n);
+                let mut first_err = None;
+                for _ in 0..n {
+                    match c.recv_response()? {
+                        Value::ServerError(e) => {
+                            first_err.get_or_insert(e);
+                            answers.push(Value::Nil);
+                        }
+                        Value::Push { .. } => {
+                            return Err(redis::RedisError::from((
+                                redis::ErrorKind::Client,
+                                "an unexpected push message",
+                            )));
+                        }
+                        v => answers.push(v),
+                    }
+                }
+                match first_err {
+                    Some(e) => Err(e.into()),
+                    None => Ok(answers),
+                }
             }
             Conn::Cluster(c) => {
                 let mut p = redis::cluster::cluster_pipe();

@@ -7,11 +7,14 @@
 //!
 //! ```text
 //! P:{SSS}:BBBB          bucket BBBB (hex) of shard SSS (hex): a hash, field = the 16-byte
-//!                       fingerprint (big-endian), value empty
-//! P:{SSS}:log:R         cluster: run R's claims in shard SSS not yet synced (16 bytes each)
-//! P:{m}:log:R           one server: run R's claims not yet synced
+//!                       fingerprint (big-endian), value = the claim token of the run's sync
+//!                       period that claimed it
+//! P:{SSS}:log:R         cluster: what run R was offered in shard SSS since its last sync
+//!                       (24 bytes each: the fingerprint, then the claim token, big-endian)
+//! P:{m}:log:R           one server: what run R was offered since its last sync
 //! P:{m}:meta            the set's identity and layout (a hash)
 //! P:{m}:seq             the last run number given out
+//! P:{m}:tokens          the last claim token given out (runs take blocks of 1024)
 //! P:{m}:names           named runs (`run=NAME`) -> run number
 //! P:{m}:runs            the runs that may hold unsynced claims (a set)
 //! P:{m}:lease:R         run R's lease (expires unless renewed; its value: the process's token)

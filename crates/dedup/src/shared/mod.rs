@@ -6,7 +6,8 @@
 //! * **Exactly once while alive.** Across every process that shares the set, each key is
 //!   answered new once: the claim is an atomic `HSETNX` on the server.
 //! * **Delivered before recorded, never lost.** A key answered new is *claimed* by this run
-//!   (other processes are answered seen) and listed in the run's log on the server. The caller
+//!   (other processes are answered seen) and listed in the run's log on the server (every key
+//!   offered is listed before it is claimed, 24 bytes each until the next sync). The caller
 //!   delivers it, then calls [`SeenSet::sync`], which deletes the log: the claim is then
 //!   permanent. A run that dies before `sync` (killed, lost its machine, stopped on an error)
 //!   keeps its claims until its *lease* expires (`lease=`, default 30 s, renewed by every call);
@@ -32,8 +33,8 @@
 //! # Layout and memory
 //!
 //! Fingerprints (16 bytes, big-endian) are fields of small hashes that Redis keeps as
-//! listpacks (see the `layout` module): about 23 bytes of server memory a key at the expected
-//! number of keys (`expect=`, default 1e7, fixed when the set is made), against about 88 for
+//! listpacks, the value a small integer (see the `layout` module): about 25 bytes of server
+//! memory a key at the expected number of keys (`expect=`, default 1e7, fixed when the set is made), against about 88 for
 //! scrapy-redis's set of 40-hex SHA-1 strings. Past about 1.3x `expect` the buckets outgrow
 //! Redis's `hash-max-listpack-entries` (128) and each becomes a hash table (about 70 bytes a
 //! key): size `expect` for the crawl, or raise that server setting.
@@ -69,6 +70,13 @@ pub const REDIS_FORMAT: u32 = 1;
 /// Fingerprints sent in one round trip at most (a larger batch takes several).
 const CHUNK: usize = 4096;
 
+/// Claim tokens a run takes at once (one `INCRBY` of `P:{m}:tokens`).
+const TOKEN_BLOCK: u64 = 1024;
+
+/// A log entry: the fingerprint (16 bytes) and the claim token of its sync period (8 bytes),
+/// big-endian.
+pub(crate) const LOG_ENTRY: usize = 24;
+
 /// A seen-set on a Redis or Valkey server, or a Redis Cluster, shared by every process that
 /// opens the same URL (see the [module documentation](self) for the contract).
 ///
@@ -91,6 +99,10 @@ pub struct RedisSet {
     run: u64,
     /// This process's lease token (the lease's value).
     token: String,
+    /// The claim token of this sync period (the value of its claims), and the end of the
+    /// block of tokens this run holds.
+    claim: u64,
+    claim_end: u64,
     /// Keys this process was answered new (all time, and since the last sync).
     answered: u64,
     unsynced: u64,
@@ -197,6 +209,8 @@ impl RedisSet {
             layout,
             run: 0,
             token: String::new(),
+            claim: 0,
+            claim_end: 0,
             answered: 0,
             unsynced: 0,
             single_log: false,
@@ -386,94 +400,92 @@ impl RedisSet {
         cmds
     }
 
+    /// A new sync period: the next claim token.
     fn synced(&mut self) {
+        self.claim += 1;
         self.unsynced = 0;
         self.single_log = false;
         self.touched.fill(false);
     }
 
+    /// Takes a new block of claim tokens when this one is used up (a round trip every
+    /// [`TOKEN_BLOCK`] syncs).
+    fn claim_tokens(&mut self) -> Result<()> {
+        if self.claim < self.claim_end {
+            return Ok(());
+        }
+        let take = cmd("INCRBY")
+            .arg(self.layout.meta_key("tokens"))
+            .arg(TOKEN_BLOCK)
+            .clone();
+        let end = self.call("open", vec![take])?.first().map_or(0, int) as u64;
+        self.claim_end = end + 1;
+        self.claim = self.claim_end - TOKEN_BLOCK;
+        Ok(())
+    }
+
     fn insert_chunk(&mut self, fps: &[Fingerprint], new: &mut Vec<bool>) -> Result<()> {
-        let mut cmds = Vec::new();
-        // one server: the commands run in order on one connection, so the logs deleted first
-        // are those of the answers already returned; a cluster syncs in its own round trip
+        let mut cmds = Vec::with_capacity(fps.len() + 8);
+        // the logs of the answers already returned are deleted first: on each connection
+        // the commands run in order
         if self.sync_on_next_call && self.unsynced > 0 {
-            if self.conn.is_cluster() {
-                self.sync()?;
-            } else {
-                cmds.extend(self.sync_cmds());
-            }
-        }
-        let presynced = !cmds.is_empty();
-        // one script a shard (a cluster: its keys share a slot), or one for all (one server)
-        let mut groups: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
-        if self.conn.is_cluster() {
-            let mut by_shard: Vec<Vec<usize>> = vec![Vec::new(); self.layout.shards() as usize];
-            for (i, fp) in fps.iter().enumerate() {
-                by_shard[self.layout.shard_of(fp.0) as usize].push(i);
-            }
-            groups.extend(
-                by_shard
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(_, g)| !g.is_empty())
-                    .map(|(s, g)| (Some(s as u32), g)),
-            );
-        } else {
-            groups.push((None, (0..fps.len()).collect()));
-        }
-        let first = cmds.len();
-        for (shard, idx) in &groups {
-            let mut c = cmd("EVAL");
-            c.arg(INSERT_SCRIPT)
-                .arg(idx.len() + 1)
-                .arg(self.layout.log_key(self.run, *shard));
-            for &i in idx {
-                c.arg(self.layout.bucket_key(fps[i].0));
-            }
-            for &i in idx {
-                c.arg(&fps[i].0.to_be_bytes()[..]);
-            }
-            cmds.push(c);
-        }
-        let answers = self.call("insert", cmds)?;
-        if presynced {
+            cmds.extend(self.sync_cmds());
             self.synced();
         }
-        let start = new.len();
-        new.resize(start + fps.len(), false);
-        for ((shard, idx), answer) in groups.iter().zip(answers.into_iter().skip(first)) {
-            let flags = bytes(answer);
-            if flags.len() != idx.len() {
-                self.failed = Some("a malformed answer".into());
-                return Err(DedupError::Remote {
-                    store: self.url.shown.clone(),
-                    op: "insert",
-                    detail: format!("{} answers for {} keys", flags.len(), idx.len()),
-                });
+        self.claim_tokens()?;
+        let claim = self.claim;
+        // the log before the claims it lists (in order on each node): a claim is never
+        // unlisted; a listed key that this period did not claim holds another token and is
+        // left alone at reclaim
+        let entry = |fp: &Fingerprint| {
+            let mut e = [0u8; LOG_ENTRY];
+            e[..16].copy_from_slice(&fp.0.to_be_bytes());
+            e[16..].copy_from_slice(&claim.to_be_bytes());
+            e
+        };
+        if self.conn.is_cluster() {
+            let mut per_shard: Vec<Vec<u8>> = vec![Vec::new(); self.layout.shards() as usize];
+            for fp in fps {
+                per_shard[self.layout.shard_of(fp.0) as usize].extend(entry(fp));
             }
-            let mut any = false;
-            for (&i, &f) in idx.iter().zip(&flags) {
-                let is_new = f == b'1';
-                any |= is_new;
-                new[start + i] = is_new;
-                self.answered += u64::from(is_new);
-                self.unsynced += u64::from(is_new);
-            }
-            if any {
-                match shard {
-                    Some(s) => self.touched[*s as usize] = true,
-                    None => self.single_log = true,
+            for (s, log) in per_shard.into_iter().enumerate() {
+                if !log.is_empty() {
+                    self.touched[s] = true;
+                    let key = self.layout.log_key(self.run, Some(s as u32));
+                    cmds.push(cmd("APPEND").arg(key).arg(log).clone());
                 }
             }
+        } else {
+            self.single_log = true;
+            let log: Vec<u8> = fps.iter().flat_map(entry).collect();
+            let key = self.layout.log_key(self.run, None);
+            cmds.push(cmd("APPEND").arg(key).arg(log).clone());
+        }
+        let first = cmds.len();
+        for fp in fps {
+            cmds.push(
+                cmd("HSETNX")
+                    .arg(self.layout.bucket_key(fp.0))
+                    .arg(&fp.0.to_be_bytes()[..])
+                    .arg(claim)
+                    .clone(),
+            );
+        }
+        let answers = self.call("insert", cmds)?;
+        for a in answers.get(first..).unwrap_or_default() {
+            let is_new = int(a) == 1;
+            self.answered += u64::from(is_new);
+            self.unsynced += u64::from(is_new);
+            new.push(is_new);
         }
         Ok(())
     }
 }
 
 impl SeenSet for RedisSet {
-    /// One round trip per 4,096 fingerprints (per node of a cluster): a server-side script
-    /// claims each fingerprint with `HSETNX` and lists the claimed ones in this run's log,
-    /// atomically (one script a shard on a cluster).
+    /// One round trip per 4,096 fingerprints (one pipeline per node of a cluster): the
+    /// fingerprints are listed in this run's log with this sync period's claim token, then
+    /// each is claimed with `HSETNX` (value: the token).
     fn insert_batch(&mut self, fps: &[Fingerprint], new: &mut Vec<bool>) -> Result<()> {
         self.check()?;
         self.renew_if_due()?;
@@ -516,18 +528,6 @@ impl SeenSet for RedisSet {
         self.unsynced
     }
 }
-
-/// Claims each fingerprint `ARGV[i]` in bucket `KEYS[i + 1]` (`HSETNX`, an empty value) and
-/// lists those it claimed in the run's log `KEYS[1]`, atomically; answers a `1` (new) or `0`
-/// (seen) a fingerprint.
-const INSERT_SCRIPT: &str = "local out = {} local claimed = {} \
-  for i = 1, #ARGV do \
-    if redis.call('HSETNX', KEYS[i + 1], ARGV[i], '') == 1 then \
-      out[i] = '1' claimed[#claimed + 1] = ARGV[i] \
-    else out[i] = '0' end \
-  end \
-  if #claimed > 0 then redis.call('APPEND', KEYS[1], table.concat(claimed)) end \
-  return table.concat(out)";
 
 /// Makes the set's `meta` once (format, fingerprint version, identity, layout) and answers
 /// what it holds.

@@ -2,21 +2,29 @@
 //!
 //! Each process is a *run* with a number (from `P:{m}:seq`, or fixed for a named run) and a
 //! lease (`P:{m}:lease:R`, a key that expires unless the run renews it, holding the process's
-//! token). The insert script lists each fingerprint a run claims in the run's log, atomically
-//! with the claim; `sync` deletes the log. A run whose lease is gone and that is still
-//! registered in `P:{m}:runs` is reclaimed by the first process that notices (at open, and at
-//! a sync once a lease period): under a lock, every listed fingerprint is deleted from its
-//! bucket, then the log and the registration go.
+//! token). A run claims a fingerprint with `HSETNX` under the *claim token* of its sync period
+//! (a number unique to the run and the period, from `P:{m}:tokens`), after listing it, with
+//! the token, in its log; `sync` deletes the log and starts a new period. A run whose lease is
+//! gone and that is still registered in `P:{m}:runs` is reclaimed by the first process that
+//! notices (at open, and at a sync once a lease period): under a lock, each listed fingerprint
+//! whose value is still the listed token is deleted from its bucket (a key the dead run was
+//! offered but another run claimed, or that it claimed in an earlier, synced period, holds
+//! another token and stays), then the log and the registration go.
 
 use super::conn::{array, bytes, int};
-use super::{CHUNK, RedisSet};
+use super::{CHUNK, LOG_ENTRY, RedisSet};
 use crate::{DedupError, Fingerprint, Result};
 use redis::{Cmd, cmd};
 use std::time::{Duration, Instant};
 
-/// Deletes each listed fingerprint (`ARGV[i]`, in bucket `KEYS[i]`).
+/// Deletes each listed fingerprint (`ARGV[2i-1]`, in bucket `KEYS[i]`) whose value is still
+/// the listed claim token (`ARGV[2i]`).
 const RECLAIM_SCRIPT: &str = "local n = 0 \
-  for i = 1, #KEYS do n = n + redis.call('HDEL', KEYS[i], ARGV[i]) end \
+  for i = 1, #KEYS do \
+    if redis.call('HGET', KEYS[i], ARGV[2 * i - 1]) == ARGV[2 * i] then \
+      n = n + redis.call('HDEL', KEYS[i], ARGV[2 * i - 1]) \
+    end \
+  end \
   return n";
 
 /// Renews the lease `KEYS[1]` if it still holds this process's token `ARGV[1]` (1), else 0.
@@ -207,7 +215,7 @@ impl RedisSet {
             .map(int)
             .collect();
         let mut given_back = 0;
-        let step = 16 * CHUNK as i64;
+        let step = (LOG_ENTRY * CHUNK) as i64;
         for (key, len) in keys.iter().zip(lens).filter(|(_, l)| *l > 0) {
             for off in (0..len).step_by(step as usize) {
                 let range = cmd("GETRANGE")
@@ -220,11 +228,17 @@ impl RedisSet {
                     .pop()
                     .map(bytes)
                     .unwrap_or_default();
-                let fps: Vec<Fingerprint> = data
-                    .chunks_exact(16)
-                    .map(|c| Fingerprint(u128::from_be_bytes(c.try_into().unwrap_or([0; 16]))))
+                let entries: Vec<(Fingerprint, u64)> = data
+                    .chunks_exact(LOG_ENTRY)
+                    .map(|c| {
+                        let (fp, token) = c.split_at(16);
+                        (
+                            Fingerprint(u128::from_be_bytes(fp.try_into().unwrap_or([0; 16]))),
+                            u64::from_be_bytes(token.try_into().unwrap_or([0; 8])),
+                        )
+                    })
                     .collect();
-                let cmds = self.reclaim_cmds(&fps);
+                let cmds = self.reclaim_cmds(&entries);
                 given_back += self
                     .call("reclaim", cmds)?
                     .iter()
@@ -237,15 +251,15 @@ impl RedisSet {
     }
 
     /// One reclaim script per shard (a cluster) or for all (one server).
-    fn reclaim_cmds(&self, fps: &[Fingerprint]) -> Vec<Cmd> {
-        let mut groups: Vec<Vec<Fingerprint>> = Vec::new();
+    fn reclaim_cmds(&self, entries: &[(Fingerprint, u64)]) -> Vec<Cmd> {
+        let mut groups: Vec<Vec<(Fingerprint, u64)>> = Vec::new();
         if self.conn.is_cluster() {
             groups.resize(self.layout.shards() as usize, Vec::new());
-            for fp in fps {
-                groups[self.layout.shard_of(fp.0) as usize].push(*fp);
+            for e in entries {
+                groups[self.layout.shard_of(e.0.0) as usize].push(*e);
             }
         } else {
-            groups.push(fps.to_vec());
+            groups.push(entries.to_vec());
         }
         groups
             .into_iter()
@@ -253,11 +267,11 @@ impl RedisSet {
             .map(|g| {
                 let mut c = cmd("EVAL");
                 c.arg(RECLAIM_SCRIPT).arg(g.len());
-                for fp in &g {
+                for (fp, _) in &g {
                     c.arg(self.layout.bucket_key(fp.0));
                 }
-                for fp in &g {
-                    c.arg(&fp.0.to_be_bytes()[..]);
+                for (fp, token) in &g {
+                    c.arg(&fp.0.to_be_bytes()[..]).arg(token);
                 }
                 c
             })
