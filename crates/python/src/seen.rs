@@ -4,8 +4,8 @@
 
 use crate::options::key_options;
 use linksieve_dedup::{
-    BloomSet, DedupError, Fingerprint, MemorySet, PersistentOptions, PersistentSet, SeenSet,
-    SpillConfig, SpillSet, StoreIdentity,
+    BloomSet, DedupError, Fingerprint, MemorySet, PersistentOptions, PersistentSet, RedisSet,
+    SeenSet, SpillConfig, SpillSet, StoreIdentity,
 };
 use linksieve_pipeline::seen::{DEFAULT_SPILL_BUDGET, KeyIdentity};
 use pyo3::create_exception;
@@ -48,6 +48,7 @@ enum Store {
     Approx(BloomSet),
     Spill(SpillSet),
     Persistent(PersistentSet),
+    Redis(Box<RedisSet>),
     Closed,
 }
 
@@ -58,12 +59,14 @@ impl Store {
             Store::Approx(s) => s,
             Store::Spill(s) => s,
             Store::Persistent(s) => s,
+            Store::Redis(s) => s.as_mut(),
             Store::Closed => return Err(closed()),
         })
     }
 
-    fn contains(&self, fp: Fingerprint) -> Result<bool, DedupError> {
+    fn contains(&mut self, fp: Fingerprint) -> Result<bool, DedupError> {
         match self {
+            Store::Redis(s) => s.contains(fp),
             Store::Memory(s) => Ok(s.contains(fp)),
             Store::Approx(s) => Ok(s.contains(fp)),
             Store::Spill(s) => s.contains(fp),
@@ -93,6 +96,14 @@ fn store_error(e: DedupError) -> PyErr {
 /// `form` and `profile` that made them, or your own `namespace`) and refuses other keys with
 /// StoreError. Use it as a context manager, or call close().
 ///
+/// kind="redis" shares the set with every process that opens the same `url` on a Redis or
+/// Valkey server (`redis://HOST:PORT/DB?prefix=NAME`, `rediss://` for TLS,
+/// `redis+cluster://HOST:PORT,HOST:PORT/?prefix=NAME` for a Redis Cluster): each key is
+/// answered new once across them all; a key returned as new is recorded at the next call (or
+/// close()), and the keys of a process that dies before that are answered new again once its
+/// lease expires (the URL's `lease=`, default 30s). A server that fails or times out raises
+/// StoreError. The identity is recorded on the server as for "persistent".
+///
 /// >>> import linksieve
 /// >>> with linksieve.SeenSet() as seen:
 /// ...     seen.add_many(["http://a/", "http://b/", "http://a/"])
@@ -119,7 +130,7 @@ impl PySeenSet {
 impl PySeenSet {
     #[new]
     #[pyo3(signature = (kind="memory", path=None, *, expected=10_000_000, fp_rate=0.001, memory=None,
-        level="scheme", form="uri", profile=None, namespace=None))]
+        level="scheme", form="uri", profile=None, namespace=None, url=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -132,8 +143,12 @@ impl PySeenSet {
         form: &str,
         profile: Option<&str>,
         namespace: Option<&str>,
+        url: Option<&str>,
     ) -> PyResult<Self> {
         let bad = |m: &str| Err(PyValueError::new_err(m.to_owned()));
+        if url.is_some() != (kind == "redis") {
+            return bad("url: kind=\"redis\" needs the server's url, and only it takes one");
+        }
         let (store, kind) = match kind {
             "memory" | "persistent" if memory.is_some() => {
                 return bad("memory: only for kind=\"approx\" or \"spill\"");
@@ -190,9 +205,32 @@ impl PySeenSet {
                     .map_err(store_error)?;
                 (Store::Persistent(set), "persistent")
             }
+            "redis" => {
+                if path.is_some() || memory.is_some() {
+                    return bad("path, memory: not for kind=\"redis\"");
+                }
+                let id = match namespace {
+                    Some(ns) => StoreIdentity::new(format!("namespace {ns}"), "namespace", 0),
+                    None => {
+                        KeyIdentity::of(&key_options(level, form, "strict", profile, false)?.opts)
+                            .store()
+                    }
+                };
+                let identity = format!("{} {} {}", id.rung, id.form, id.ruleset_version);
+                let url = url.unwrap_or_default();
+                let mut set =
+                    py.detach(|| RedisSet::open(url, &identity))
+                        .map_err(|e| match e {
+                            DedupError::InvalidConfig(m) => PyValueError::new_err(m),
+                            e => store_error(e),
+                        })?;
+                // a key is delivered once returned: the next call records it
+                set.sync_on_next_call(true);
+                (Store::Redis(Box::new(set)), "redis")
+            }
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "kind: unknown seen-set {other:?} (memory, approx, spill, persistent)"
+                    "kind: unknown seen-set {other:?} (memory, approx, spill, persistent, redis)"
                 )));
             }
         };
@@ -202,7 +240,7 @@ impl PySeenSet {
         })
     }
 
-    /// The kind of set: memory, approx, spill or persistent.
+    /// The kind of set: memory, approx, spill, persistent or redis.
     #[getter]
     fn kind(&self) -> &'static str {
         self.kind
@@ -239,10 +277,11 @@ impl PySeenSet {
 
     fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let fp = fingerprint_of(key)?;
-        let store = self.lock(py);
+        let mut store = self.lock(py);
         if matches!(*store, Store::Closed) {
             return Err(closed());
         }
+        let store: &mut Store = &mut store;
         py.detach(|| store.contains(fp)).map_err(store_error)
     }
 
@@ -264,7 +303,18 @@ impl PySeenSet {
         let mut store = self.lock(py);
         match std::mem::replace(&mut *store, Store::Closed) {
             Store::Persistent(s) => py.detach(|| s.finish()).map_err(store_error),
+            Store::Redis(s) => py.detach(|| s.finish()).map_err(store_error),
             _ => Ok(()),
+        }
+    }
+
+    /// Empties a kind="redis" set for every process that shares it (scrapy-redis's `clear`).
+    fn clear(&self, py: Python<'_>) -> PyResult<()> {
+        let mut store = self.lock(py);
+        match &mut *store {
+            Store::Redis(s) => py.detach(|| s.clear()).map_err(store_error),
+            Store::Closed => Err(closed()),
+            _ => Err(PyValueError::new_err("clear: only for kind=\"redis\"")),
         }
     }
 
