@@ -374,3 +374,28 @@ fn a_stalled_server_times_out() {
     assert!(matches!(e, DedupError::Remote { .. }), "{e}");
     assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
 }
+
+#[test]
+fn sync_on_next_call_records_only_answers_already_returned() {
+    let server = Server::start();
+    let url = server.url("prefix=t9&lease=1s");
+    let mut new = Vec::new();
+    let (x, y) = (distinct(10, 100), distinct(11, 5000));
+    let mut dead = RedisSet::open(&url, ID).unwrap();
+    dead.sync_on_next_call(true);
+    dead.insert_batch(&x, &mut new).unwrap();
+    // more than one round trip's worth (4,096): none of it returned before the call ends
+    dead.insert_batch(&y, &mut new).unwrap();
+    assert!(new.iter().all(|n| *n));
+    drop(dead); // dies before its next call: x was recorded by the second call, y was not
+    std::thread::sleep(Duration::from_millis(1300));
+    let mut rerun = RedisSet::open(&url, ID).unwrap();
+    rerun.insert_batch(&x, &mut new).unwrap();
+    assert!(new.iter().all(|n| !n), "x was recorded");
+    rerun.insert_batch(&y, &mut new).unwrap();
+    let lost = new.iter().filter(|n| !**n).count();
+    assert_eq!(
+        lost, 0,
+        "keys of the last call recorded before they were returned"
+    );
+}

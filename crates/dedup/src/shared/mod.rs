@@ -424,11 +424,16 @@ impl RedisSet {
         Ok(())
     }
 
-    fn insert_chunk(&mut self, fps: &[Fingerprint], new: &mut Vec<bool>) -> Result<()> {
+    fn insert_chunk(
+        &mut self,
+        fps: &[Fingerprint],
+        new: &mut Vec<bool>,
+        presync: bool,
+    ) -> Result<()> {
         let mut cmds = Vec::with_capacity(fps.len() + 8);
         // the logs of the answers already returned are deleted first: on each connection
         // the commands run in order
-        if self.sync_on_next_call && self.unsynced > 0 {
+        if presync && self.unsynced > 0 {
             cmds.extend(self.sync_cmds());
             self.synced();
         }
@@ -491,8 +496,11 @@ impl SeenSet for RedisSet {
         self.renew_if_due()?;
         new.clear();
         new.reserve(fps.len());
+        // only the answers of earlier calls were returned (delivered)
+        let mut presync = self.sync_on_next_call;
         for chunk in fps.chunks(CHUNK) {
-            self.insert_chunk(chunk, new)?;
+            self.insert_chunk(chunk, new, presync)?;
+            presync = false;
         }
         Ok(())
     }
