@@ -399,3 +399,14 @@ fn sync_on_next_call_records_only_answers_already_returned() {
         "keys of the last call recorded before they were returned"
     );
 }
+
+#[cfg(not(feature = "redis-tls"))]
+#[test]
+fn rediss_without_the_tls_feature_is_a_clear_error() {
+    let server = Server::start();
+    let e = RedisSet::open(&format!("rediss://127.0.0.1:{}/0", server.port), ID)
+        .err()
+        .unwrap();
+    assert!(matches!(e, DedupError::Remote { op: "connect", .. }), "{e}");
+    assert!(e.to_string().to_lowercase().contains("tls"), "{e}");
+}
