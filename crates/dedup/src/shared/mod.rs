@@ -1,49 +1,5 @@
 //! [`RedisSet`]: a seen-set on a Redis or Valkey server (or a Redis Cluster) that many
-//! processes and machines share.
-//!
-//! # The contract
-//!
-//! * **Exactly once while alive.** Across every process that shares the set, each key is
-//!   answered new once: the claim is an atomic `HSETNX` on the server.
-//! * **Delivered before recorded, never lost.** A key answered new is *claimed* by this run
-//!   (other processes are answered seen) and listed in the run's log on the server (every key
-//!   offered is listed before it is claimed, 24 bytes each until the next sync). The caller
-//!   delivers it, then calls [`SeenSet::sync`], which deletes the log: the claim is then
-//!   permanent. A run that dies before `sync` (killed, lost its machine, stopped on an error)
-//!   keeps its claims until its *lease* expires (`lease=`, default 30 s, renewed by every call);
-//!   the next process that opens the set, or syncs, after that removes them, so the next offer
-//!   of those keys, by any process, is answered new. At least once, never lost: what a crash
-//!   costs is the keys claimed since the last sync, answered new again. An offer of such a key
-//!   made by another process *while* the dead run held it was answered seen: that process does
-//!   not see it again unless its input offers it again (a rerun of the dead run's input does).
-//! * **A named run takes its own claims back at once.** With `run=NAME` (a worker's name, used
-//!   by one process at a time), a restarted worker takes over its previous incarnation when it
-//!   opens, lease or not: it gives back that incarnation's unsynced claims, and the
-//!   incarnation, if it is in fact still alive, fails with [`DedupError::LeaseLost`] at its
-//!   next renewal.
-//! * **A stall longer than the lease** ends the run: its next call fails with
-//!   [`DedupError::LeaseLost`] before it claims anything (its claims may have been given back).
-//! * **Failures are errors, never wrong answers.** A server that cannot be reached, times out
-//!   (`connect_timeout=`, default 5 s; `timeout=`, default 10 s), restarts or dies mid-run gives
-//!   [`DedupError::Remote`]; no command is retried (a retried claim would be answered seen by
-//!   itself), and every later call of this set fails the same way. The CLI exits with status 4.
-//! * **As durable as the server.** A synced key is as safe as the server's persistence
-//!   (`appendonly yes` with `appendfsync always` loses nothing, `everysec` up to a second).
-//!
-//! # Layout and memory
-//!
-//! Fingerprints (16 bytes, big-endian) are fields of small hashes that Redis keeps as
-//! listpacks, the value a small integer (see the `layout` module): about 25 bytes of server
-//! memory a key at the expected number of keys (`expect=`, default 1e7, fixed when the set is made), against about 88 for
-//! scrapy-redis's set of 40-hex SHA-1 strings. Past about 1.3x `expect` the buckets outgrow
-//! Redis's `hash-max-listpack-entries` (128) and each becomes a hash table (about 70 bytes a
-//! key): size `expect` for the crawl, or raise that server setting.
-//!
-//! # Identity
-//!
-//! The set records the key identity it was made with (an opaque string: what makes its keys)
-//! and the fingerprint version; a different one is refused with
-//! [`DedupError::IdentityMismatch`].
+//! processes and machines share. Its contract, layout and URL: [`RedisSet`].
 
 mod conn;
 mod layout;
@@ -78,7 +34,52 @@ const TOKEN_BLOCK: u64 = 1024;
 pub(crate) const LOG_ENTRY: usize = 24;
 
 /// A seen-set on a Redis or Valkey server, or a Redis Cluster, shared by every process that
-/// opens the same URL (see the [module documentation](self) for the contract).
+/// opens the same URL ([`open`](RedisSet::open); the URL's options: the guide, "Shared
+/// seen-sets on Redis").
+///
+/// # The contract
+///
+/// * **Exactly once while alive.** Across every process that shares the set, each key is
+///   answered new once: the claim is an atomic `HSETNX` on the server.
+/// * **Delivered before recorded, never lost.** A key answered new is *claimed* by this run
+///   (other processes are answered seen) and listed in the run's log on the server (every key
+///   offered is listed before it is claimed, 24 bytes each until the next sync). The caller
+///   delivers it, then calls [`SeenSet::sync`], which deletes the log: the claim is then
+///   permanent. A run that dies before `sync` (killed, lost its machine, stopped on an error)
+///   keeps its claims until its *lease* expires (`lease=`, default 30 s, renewed by every call);
+///   the next process that opens the set, or syncs, after that removes them, so the next offer
+///   of those keys, by any process, is answered new. At least once, never lost: what a crash
+///   costs is the keys claimed since the last sync, answered new again. An offer of such a key
+///   made by another process *while* the dead run held it was answered seen: that process does
+///   not see it again unless its input offers it again (a rerun of the dead run's input does).
+/// * **A named run takes its own claims back at once.** With `run=NAME` (a worker's name, used
+///   by one process at a time), a restarted worker takes over its previous incarnation when it
+///   opens, lease or not: it gives back that incarnation's unsynced claims, and the
+///   incarnation, if it is in fact still alive, fails with [`DedupError::LeaseLost`] at its
+///   next renewal.
+/// * **A stall longer than the lease** ends the run: its next call fails with
+///   [`DedupError::LeaseLost`] before it claims anything (its claims may have been given back).
+/// * **Failures are errors, never wrong answers.** A server that cannot be reached, times out
+///   (`connect_timeout=`, default 5 s; `timeout=`, default 10 s), restarts or dies mid-run gives
+///   [`DedupError::Remote`]; no command is retried (a retried claim would be answered seen by
+///   itself), and every later call of this set fails the same way. The CLI exits with status 4.
+/// * **As durable as the server.** A synced key is as safe as the server's persistence
+///   (`appendonly yes` with `appendfsync always` loses nothing, `everysec` up to a second).
+///
+/// # Layout and memory
+///
+/// Fingerprints (16 bytes, big-endian) are fields of small hashes that Redis keeps as
+/// listpacks, the value a small integer: about 25 bytes of server memory a key at the
+/// expected number of keys (`expect=`, default 1e7, fixed when the set is made), against about
+/// 88 for scrapy-redis's set of 40-hex SHA-1 strings. Past about 1.3x `expect` the buckets outgrow
+/// Redis's `hash-max-listpack-entries` (128) and each becomes a hash table (about 70 bytes a
+/// key): size `expect` for the crawl, or raise that server setting.
+///
+/// # Identity
+///
+/// The set records the key identity it was made with (an opaque string: what makes its keys)
+/// and the fingerprint version; a different one is refused with
+/// [`DedupError::IdentityMismatch`].
 ///
 /// ```no_run
 /// use linksieve_dedup::{Fingerprint, RedisSet, SeenSet};
@@ -117,8 +118,11 @@ pub struct RedisSet {
 }
 
 impl RedisSet {
-    /// Opens (or makes) the set at `url` for keys of `identity`; see the
-    /// [module documentation](self) for the URL's options and the contract. Takes a lease for
+    /// Opens (or makes) the set at `url` for keys of `identity` (an opaque string, stored and
+    /// compared); see [`RedisSet`] for the contract. `url`: `redis://[USER[:PASSWORD]@]HOST
+    /// [:PORT][/DB]`, `rediss://` (TLS, feature `redis-tls`), `redis+cluster://HOST:PORT,
+    /// HOST:PORT/` (a cluster); options `prefix`, `expect`, `shards`, `lease`,
+    /// `connect_timeout`, `timeout`, `run`. Takes a lease for
     /// this run and gives back the claims of runs whose lease expired.
     ///
     /// Errors: [`DedupError::InvalidConfig`] (a bad URL), [`DedupError::Remote`] (the server),
