@@ -175,8 +175,10 @@ pub struct SeenArgs {
     #[arg(long, default_value_t = 10_000_000, value_name = "N",
           value_parser = clap::value_parser!(u64).range(..=MAX_EXPECTED))]
     expected: u64,
-    /// A persistent seen-set: only keys no earlier run wrote are written.
-    #[arg(long, value_name = "PATH")]
+    /// A persistent seen-set: only keys no earlier run wrote are written. A file (one process
+    /// at a time), or a set shared by many processes on a Redis or Valkey server:
+    /// `redis://HOST:PORT/DB?prefix=NAME`, `rediss://...` (TLS), `redis+cluster://H:P,H:P/?...`.
+    #[arg(long, value_name = "PATH|URL")]
     seen: Option<PathBuf>,
     /// With --seen: when the store records the keys written (once delivered): `every` (each
     /// batch), `end`, a number of keys (1 to 10^12), a time (1ms to 1 day: `250ms`, `2s`), or
@@ -193,12 +195,29 @@ fn parse_commit(s: &str) -> Result<CommitPolicy, String> {
 }
 
 impl SeenArgs {
-    /// The seen-set these options ask for (see [`SeenOptions::open`]).
-    fn open(&self, id: &KeyIdentity, atomic: bool) -> Result<Box<dyn SeenSet>> {
-        if self.commit.is_some() && self.seen.is_none() {
-            bail!("--commit is for a --seen store");
-        }
-        let o = SeenOptions {
+    /// A shared seen-set's URL: a `--seen` value that starts with `redis://`, `rediss://`,
+    /// `redis+cluster://` or `rediss+cluster://`.
+    fn shared(&self) -> Option<&str> {
+        let s = self.seen.as_deref()?.to_str()?;
+        [
+            "redis://",
+            "rediss://",
+            "redis+cluster://",
+            "rediss+cluster://",
+        ]
+        .iter()
+        .any(|p| s.starts_with(p))
+        .then_some(s)
+    }
+
+    /// The `--seen` store's path (not a shared set's URL).
+    fn store(&self) -> Option<&Path> {
+        self.seen.as_deref().filter(|_| self.shared().is_none())
+    }
+
+    /// The factory's options.
+    fn options(&self) -> SeenOptions {
+        SeenOptions {
             kind: match self.dedup {
                 DedupArg::Memory => SeenKind::Memory,
                 DedupArg::Spill => SeenKind::Spill,
@@ -207,12 +226,22 @@ impl SeenArgs {
             memory: self.memory,
             fp_rate: self.fp_rate,
             expected: self.expected,
-            store: self.seen.clone(),
+            store: self.store().map(Path::to_path_buf),
             spill_dir: None,
+            shared: self.shared().map(str::to_owned),
             commit: self.commit,
-        };
+        }
+    }
+
+    /// The seen-set these options ask for (see [`SeenOptions::open`]).
+    fn open(&self, id: &KeyIdentity, atomic: bool) -> Result<Box<dyn SeenSet>> {
+        if self.commit.is_some() && self.seen.is_none() {
+            bail!("--commit is for a --seen store");
+        }
+        let o = self.options();
         let d = o.open(&id.store(), atomic);
         match &self.seen {
+            Some(_) if self.shared().is_some() => d.context("--seen (the shared set)"),
             Some(path) => d.with_context(|| format!("--seen {}", path.display())),
             None => match d {
                 // the filter's bits could not be had: the options that size it
@@ -234,11 +263,7 @@ impl SeenArgs {
 impl SeenArgs {
     /// The commit policy of a `--seen` store (see [`SeenOptions::commit_policy`]).
     fn policy(&self, atomic: bool) -> CommitPolicy {
-        SeenOptions {
-            commit: self.commit,
-            ..SeenOptions::default()
-        }
-        .commit_policy(atomic)
+        self.options().commit_policy(atomic)
     }
 }
 
@@ -264,7 +289,7 @@ pub struct DedupArgs {
 pub fn dedup(a: &DedupArgs) -> Result<ExitCode> {
     let normalize = options(&a.ladder, InputMode::Strict, a.form.into())?;
     let (inputs, problems) = a.io.inputs();
-    check_paths(&a.io, a.seen.seen.as_deref())?;
+    check_paths(&a.io, a.seen.store())?;
     let mut dedup = a.seen.open(
         &KeyIdentity::of(&normalize, a.input.into()),
         a.io.out.is_some(),
@@ -604,7 +629,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         commit: a.seen.policy(a.io.out.is_some()),
     };
     let (inputs, problems) = a.io.inputs();
-    check_paths(&a.io, a.seen.seen.as_deref())?;
+    check_paths(&a.io, a.seen.store())?;
     let mut dedup = a.seen.open(
         &KeyIdentity::of(&opts.normalize, opts.input),
         a.io.out.is_some(),

@@ -78,6 +78,32 @@ pub enum DedupError {
         /// What is wrong.
         detail: String,
     },
+    /// A shared seen-set's server (Redis or Valkey) could not be reached, timed out, closed
+    /// the connection or answered an error: the run cannot go on (the CLI exits with status 4).
+    /// No answer was given for the batch in flight; its keys stay claimed by this run until
+    /// its lease expires, then a later run answers them new again.
+    #[error("seen-set server {store}: {op}: {detail}")]
+    Remote {
+        /// The server's URL, without its password.
+        store: String,
+        /// What was being done (`"connect"`, `"insert"`, `"sync"`...).
+        op: &'static str,
+        /// The client's or the server's error.
+        detail: String,
+    },
+    /// This run's lease on a shared seen-set expired (the process stalled longer than the
+    /// lease): another process may have reclaimed the keys it answered new and not synced, so
+    /// they may be answered new again elsewhere. The run must stop.
+    #[error(
+        "seen-set server {store}: the lease of run {run} expired (a stall longer than the \
+         lease); its unsynced keys were given back: stop this run"
+    )]
+    LeaseLost {
+        /// The server's URL, without its password.
+        store: String,
+        /// The run's name or number.
+        run: String,
+    },
     /// [`SeenSet::insert_batch`](crate::SeenSet::insert_batch) was called on a
     /// [`SpillSet`](crate::SpillSet) that still holds items pushed with
     /// [`SpillSet::push`](crate::SpillSet::push): flush them first.

@@ -11,6 +11,7 @@
 //! | [`SpillSet`] | yes | a fixed budget | 16 B per unique key (sorted runs) |
 //! | [`BloomSet`] | no: may call a new key seen, with a running estimate of how often | ~10 bits per key at 1 % | none |
 //! | [`PersistentSet`] | yes, across runs | a Bloom filter of ~1.6 B per stored key, the unsynced keys | ~17 B per key in sorted runs in a redb file |
+//! | `RedisSet` (feature `redis`) | yes, across runs, processes and machines | none | on the server: about 23 B per key |
 //!
 //! Design notes and measured figures: the crate's README.
 //!
@@ -51,6 +52,8 @@ mod fingerprint;
 mod memory;
 mod persistent;
 pub mod redirect;
+#[cfg(feature = "redis")]
+mod shared;
 mod spill;
 
 pub use bits::{BloomBits, StagedBits};
@@ -61,6 +64,11 @@ pub use error::{DedupError, Result};
 pub use fingerprint::{FINGERPRINT_VERSION, Fingerprint, expected_false_seen};
 pub use memory::MemorySet;
 pub use persistent::{Abandoned, PersistentOptions, PersistentSet, STORE_FORMAT, StoreIdentity};
+#[cfg(feature = "redis")]
+pub use shared::{
+    DEFAULT_CONNECT_TIMEOUT, DEFAULT_EXPECT, DEFAULT_LEASE, DEFAULT_SHARDS, DEFAULT_TIMEOUT,
+    REDIS_FORMAT, RedisSet,
+};
 pub use spill::{SpillConfig, SpillSet};
 
 /// The common API of the seen-sets: answers for a batch of fingerprints, in order.
@@ -232,7 +240,9 @@ pub trait SeenSet: Send {
 
     /// Ends a run whose output is a file renamed into place at the end: `publish` renames
     /// `tmp` onto the output. A store makes the rename and the end of its run one step a kill
-    /// cannot split ([`PersistentSet::finish_with_output`]); other sets sync and publish.
+    /// cannot split ([`PersistentSet::finish_with_output`]); other sets publish, then sync
+    /// (the keys are delivered once the file is in place: a crash between the two costs keys
+    /// delivered twice, never lost).
     ///
     /// ```
     /// use linksieve_dedup::{MemorySet, SeenSet};
@@ -248,12 +258,12 @@ pub trait SeenSet: Send {
         tmp: &std::path::Path,
         publish: &mut dyn FnMut() -> std::io::Result<()>,
     ) -> Result<()> {
-        self.sync()?;
         publish().map_err(|e| DedupError::Io {
             op: "put the output in place",
             path: tmp.to_path_buf(),
             source: e,
-        })
+        })?;
+        self.sync()
     }
 
     /// True when the set would answer `fp` "seen" now, without inserting it (a Bloom filter:
@@ -267,6 +277,19 @@ pub trait SeenSet: Send {
     /// assert!(!SeenSet::knows(&mut set, Fingerprint(2)).unwrap());
     /// ```
     fn knows(&mut self, fp: Fingerprint) -> Result<bool>;
+
+    /// Empties a shared set for every process that uses it (scrapy-redis's `clear`); the other
+    /// kinds refuse with [`DedupError::InvalidConfig`].
+    ///
+    /// ```
+    /// use linksieve_dedup::{MemorySet, SeenSet};
+    /// assert!(SeenSet::clear(&mut MemorySet::new()).is_err());
+    /// ```
+    fn clear(&mut self) -> Result<()> {
+        Err(DedupError::InvalidConfig(
+            "clear: only for a shared set (redis)".into(),
+        ))
+    }
 
     /// What the set can say of its answers for a run's summary.
     ///

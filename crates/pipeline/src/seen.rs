@@ -66,6 +66,9 @@ pub struct SeenOptions {
     pub store: Option<PathBuf>,
     /// Where the spill set writes its runs (the system's temporary folder when `None`).
     pub spill_dir: Option<PathBuf>,
+    /// A seen-set shared by many processes on a Redis or Valkey server (its URL, see
+    /// [`linksieve_dedup::RedisSet::open`]): only keys no process recorded are new.
+    pub shared: Option<String>,
     /// When a durable set records the keys it answered new (its caller syncs after delivering
     /// them); `None`: [`DEFAULT_COMMIT`] for a stream, [`ATOMIC_COMMIT`] for an output renamed
     /// into place at the end.
@@ -103,6 +106,7 @@ impl Default for SeenOptions {
             expected: 10_000_000,
             store: None,
             spill_dir: None,
+            shared: None,
             commit: None,
         }
     }
@@ -125,6 +129,9 @@ impl SeenOptions {
     /// ```
     pub fn open(&self, id: &StoreIdentity, atomic: bool) -> Result<Box<dyn SeenSet>, DedupError> {
         self.check()?;
+        if let Some(url) = &self.shared {
+            return Ok(Box::new(linksieve_dedup::RedisSet::open(url, id.text())?));
+        }
         let Some(path) = &self.store else {
             return Ok(match self.kind {
                 SeenKind::Memory => Box::new(MemorySet::new()),
@@ -166,7 +173,8 @@ impl SeenOptions {
     pub fn check(&self) -> Result<(), DedupError> {
         let bad = |m: String| Err(DedupError::InvalidConfig(m));
         if let Some(m) = self.memory {
-            if !matches!(self.kind, SeenKind::Spill | SeenKind::Approx) || self.store.is_some() {
+            let durable = self.store.is_some() || self.shared.is_some();
+            if !matches!(self.kind, SeenKind::Spill | SeenKind::Approx) || durable {
                 return bad("memory sets the budget of the spill or approx kind".into());
             }
             if !MEMORY_RANGE.contains(&m) {
@@ -186,7 +194,8 @@ impl SeenOptions {
     }
 
     /// The commit policy a caller of the opened set follows: the one asked, or the default
-    /// for its output (see [`DEFAULT_COMMIT`], [`ATOMIC_COMMIT`]).
+    /// for its output (see [`DEFAULT_COMMIT`], [`ATOMIC_COMMIT`]; a shared set writing to a
+    /// file renamed into place at the end records at the end).
     ///
     /// ```
     /// use linksieve_pipeline::seen::{SeenOptions, ATOMIC_COMMIT, DEFAULT_COMMIT};
@@ -196,6 +205,8 @@ impl SeenOptions {
     pub fn commit_policy(&self, atomic: bool) -> CommitPolicy {
         match self.commit {
             Some(c) => c,
+            // a shared set cannot discard what it recorded: it records once the file is in place
+            None if atomic && self.shared.is_some() => CommitPolicy::END,
             None if atomic => ATOMIC_COMMIT,
             None => DEFAULT_COMMIT,
         }

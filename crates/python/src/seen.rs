@@ -82,6 +82,14 @@ fn store_error(e: DedupError) -> PyErr {
 /// reaches close() (killed) leaves keys that every later process counts as new: tie the store
 /// to a checkpoint that close() marks (Scrapy's JOBDIR does).
 ///
+/// kind="redis" shares the set with every process that opens the same `url` on a Redis or
+/// Valkey server (`redis://HOST:PORT/DB?prefix=NAME`, `rediss://` for TLS,
+/// `redis+cluster://HOST:PORT,HOST:PORT/?prefix=NAME` for a Redis Cluster): each key is
+/// answered new once across them all; a key returned as new is recorded by the `commit`
+/// policy (or close()), and the keys of a process that dies before that are answered new again
+/// once its lease expires (the URL's `lease=`, default 30s). A server that fails or times out
+/// raises StoreError. The identity is recorded on the server as for "persistent".
+///
 /// >>> import linksieve
 /// >>> with linksieve.SeenSet() as seen:
 /// ...     seen.add_many(["http://a/", "http://b/", "http://a/"])
@@ -184,7 +192,8 @@ impl PySeenSet {
 impl PySeenSet {
     #[new]
     #[pyo3(signature = (kind="memory", path=None, *, expected=10_000_000, fp_rate=0.001, memory=None,
-        level="scheme", form="uri", profile=None, namespace=None, commit=None, abandoned="seen"))]
+        level="scheme", form="uri", profile=None, namespace=None, commit=None, abandoned="seen",
+        url=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -199,6 +208,7 @@ impl PySeenSet {
         namespace: Option<&str>,
         commit: Option<&Bound<'_, PyAny>>,
         abandoned: &str,
+        url: Option<&str>,
     ) -> PyResult<Self> {
         let bad = |m: &str| Err(PyValueError::new_err(m.to_owned()));
         let policy = match commit {
@@ -216,16 +226,21 @@ impl PySeenSet {
             "approx" => "approx",
             "spill" => "spill",
             "persistent" => "persistent",
+            "redis" => "redis",
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "kind: unknown seen-set {other:?} (memory, approx, spill, persistent)"
+                    "kind: unknown seen-set {other:?} (memory, approx, spill, persistent, redis)"
                 )));
             }
         };
         if path.is_some() && kind != "persistent" && kind != "spill" {
             return bad("path: only for kind=\"persistent\" or \"spill\"");
         }
+        if url.is_some() != (kind == "redis") {
+            return bad("url: kind=\"redis\" needs the server's url, and only it takes one");
+        }
         let persistent = kind == "persistent";
+        let durable = persistent || kind == "redis";
         // one factory for every surface (the CLI's flags, these arguments): the same limits
         let options = SeenOptions {
             kind: match kind {
@@ -238,13 +253,14 @@ impl PySeenSet {
             expected,
             store: if persistent { path.clone() } else { None },
             spill_dir: if persistent { None } else { path },
+            shared: url.map(str::to_owned),
             commit: None,
         };
         if persistent && options.store.is_none() {
             return bad("path: kind=\"persistent\" needs the store's file");
         }
         let identity =
-            if persistent {
+            if durable {
                 match namespace {
                     // the keys are the caller's (Scrapy's request fingerprints): its name
                     Some(ns) => StoreIdentity::new(format!("{{\"namespace\":{ns:?}}}"))
@@ -276,7 +292,7 @@ impl PySeenSet {
         })
     }
 
-    /// The kind of set: memory, approx, spill or persistent.
+    /// The kind of set: memory, approx, spill, persistent or redis.
     #[getter]
     fn kind(&self) -> &'static str {
         self.kind
@@ -427,6 +443,16 @@ impl PySeenSet {
             Some(s) => py.detach(|| s.finish()).map_err(store_error),
             None => Ok(()),
         }
+    }
+
+    /// Empties a kind="redis" set for every process that shares it (scrapy-redis's `clear`).
+    fn clear(&self, py: Python<'_>) -> PyResult<()> {
+        let mut store = self.lock(py);
+        let set = open_set(&mut store)?;
+        py.detach(|| set.clear()).map_err(|e| match e {
+            DedupError::InvalidConfig(_) => PyValueError::new_err("clear: only for kind=\"redis\""),
+            e => store_error(e),
+        })
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {

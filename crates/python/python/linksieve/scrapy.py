@@ -26,6 +26,11 @@ Settings (all optional):
     lost). ``memory`` and ``approx`` under ``JOBDIR`` keep nothing: a warning says so.
 ``LINKSIEVE_EXPECTED``, ``LINKSIEVE_FP_RATE``
     The size of the ``approx`` filter (default 10,000,000 requests, 0.001).
+``LINKSIEVE_REDIS_URL``
+    A seen-set shared by every process of the crawl on a Redis or Valkey server (kind
+    ``"redis"``, a drop-in for scrapy-redis's ``RFPDupeFilter``, which it also replaces under
+    scrapy-redis's scheduler): ``redis://HOST:PORT/DB?prefix=NAME`` (``%(spider)s`` in it is the
+    spider's name; without ``prefix=`` it is ``SPIDER-dupefilter``). See ``docs/python.md``.
 
 Redirects: the dupefilter reads ``redirect_urls`` and ``redirect_reasons`` of ``request.meta``
 (set by Scrapy's ``RedirectMiddleware``): a redirect target equal to a request of its own
@@ -193,13 +198,14 @@ class DupeFilter:
         expected: int = 10_000_000,
         fp_rate: float = 0.001,
         stats: Any = None,
+        redis_url: str | None = None,
     ) -> None:
         self.fingerprinter = fingerprinter or RequestFingerprinter()
         self.debug = debug
         self.logdupes = True
         self.stats = stats
         self.logger = logging.getLogger(__name__)
-        kind = kind or ("persistent" if path else "memory")
+        kind = kind or ("redis" if redis_url else "persistent" if path else "memory")
         namespace = getattr(self.fingerprinter, "identity", None) or (
             f"{type(self.fingerprinter).__module__}.{type(self.fingerprinter).__qualname__}"
         )
@@ -221,6 +227,10 @@ class DupeFilter:
             self.seen = linksieve.SeenSet(
                 "persistent", store, namespace=namespace, commit=COMMIT_KEYS, abandoned="new"
             )
+        elif kind == "redis":
+            if not redis_url:
+                raise ValueError("DupeFilter: kind 'redis' needs LINKSIEVE_REDIS_URL")
+            self.seen = linksieve.SeenSet("redis", url=redis_url, namespace=namespace)
         else:
             if path:
                 self.logger.warning(
@@ -238,6 +248,13 @@ class DupeFilter:
         from scrapy.utils.job import job_dir
 
         s = crawler.settings
+        redis_url = s.get("LINKSIEVE_REDIS_URL") or None
+        if redis_url:
+            spidercls = getattr(crawler, "spider", None) or getattr(crawler, "spidercls", None)
+            spider = getattr(spidercls, "name", None) or "spider"
+            redis_url = redis_url.replace("%(spider)s", spider)
+            if "prefix=" not in redis_url:
+                redis_url += ("&" if "?" in redis_url else "?") + f"prefix={spider}-dupefilter"
         return cls(
             job_dir(s),
             s.getbool("DUPEFILTER_DEBUG"),
@@ -246,7 +263,18 @@ class DupeFilter:
             expected=s.getint("LINKSIEVE_EXPECTED", 10_000_000),
             fp_rate=s.getfloat("LINKSIEVE_FP_RATE", 0.001),
             stats=crawler.stats,
+            redis_url=redis_url,
         )
+
+    @classmethod
+    def from_spider(cls, spider: Spider) -> DupeFilter:
+        """scrapy-redis's scheduler makes its dupefilter with this."""
+        return cls.from_crawler(spider.crawler)
+
+    def clear(self) -> None:
+        """Forgets every request, for every process (scrapy-redis's scheduler calls it at close
+        unless ``SCHEDULER_PERSIST``); only with ``LINKSIEVE_REDIS_URL``."""
+        self.seen.clear()
 
     def open(self) -> None:
         pass

@@ -1,0 +1,115 @@
+//! One connection to the server or the cluster, with timeouts and no retries.
+//!
+//! A retried claim could be answered "seen" by the claim it repeats, so a failed command is
+//! never sent again: the caller gets the error, and the run's lease gives its claims back.
+
+use super::url::SetUrl;
+use redis::{Cmd, RedisResult, Value};
+
+pub(crate) enum Conn {
+    Single(redis::Connection),
+    Cluster(Box<redis::cluster::ClusterConnection>),
+}
+
+impl Conn {
+    pub(crate) fn connect(url: &SetUrl) -> RedisResult<Conn> {
+        if url.cluster {
+            let client = redis::cluster::ClusterClientBuilder::new(url.nodes.clone())
+                .connection_timeout(url.connect_timeout)
+                .response_timeout(url.timeout)
+                .retries(0)
+                .build()?;
+            Ok(Conn::Cluster(Box::new(client.get_connection()?)))
+        } else {
+            let client = redis::Client::open(url.nodes[0].as_str())?;
+            let con = client.get_connection_with_timeout(url.connect_timeout)?;
+            con.set_read_timeout(Some(url.timeout))?;
+            con.set_write_timeout(Some(url.timeout))?;
+            Ok(Conn::Single(con))
+        }
+    }
+
+    pub(crate) fn is_cluster(&self) -> bool {
+        matches!(self, Conn::Cluster(_))
+    }
+
+    /// Sends the commands in one round trip (per node), answers in order.
+    pub(crate) fn run(&mut self, cmds: Vec<Cmd>) -> RedisResult<Vec<Value>> {
+        match self {
+            Conn::Single(c) => {
+                // read the answers ourselves: stop at the first failure (the client's own
+                // pipeline reads every answer, a timeout each when the server stalls)
+                let n = cmds.len();
+                let mut p = redis::pipe();
+                for cmd in cmds {
+                    p.add_command(cmd);
+                }
+                c.send_packed_command(&p.get_packed_pipeline())?;
+                let mut answers = Vec::with_capacity(n);
+                let mut first_err = None;
+                for _ in 0..n {
+                    match c.recv_response()? {
+                        Value::ServerError(e) => {
+                            first_err.get_or_insert(e);
+                            answers.push(Value::Nil);
+                        }
+                        Value::Push { .. } => {
+                            return Err(redis::RedisError::from((
+                                redis::ErrorKind::Client,
+                                "an unexpected push message",
+                            )));
+                        }
+                        v => answers.push(v),
+                    }
+                }
+                match first_err {
+                    Some(e) => Err(e.into()),
+                    None => Ok(answers),
+                }
+            }
+            Conn::Cluster(c) => {
+                let mut p = redis::cluster::cluster_pipe();
+                for cmd in cmds {
+                    p.add_command(cmd);
+                }
+                p.query(c)
+            }
+        }
+    }
+
+    pub(crate) fn one(&mut self, cmd: Cmd) -> RedisResult<Value> {
+        let mut v = self.run(vec![cmd])?;
+        Ok(v.pop().unwrap_or(Value::Nil))
+    }
+}
+
+/// An integer answer (0 for anything else).
+pub(crate) fn int(v: &Value) -> i64 {
+    match v {
+        Value::Int(n) => *n,
+        Value::BulkString(b) => std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0),
+        Value::Okay => 1,
+        _ => 0,
+    }
+}
+
+/// A bulk string answer as bytes (empty for nil).
+pub(crate) fn bytes(v: Value) -> Vec<u8> {
+    match v {
+        Value::BulkString(b) => b,
+        Value::SimpleString(s) => s.into_bytes(),
+        Value::Int(n) => n.to_string().into_bytes(),
+        _ => Vec::new(),
+    }
+}
+
+/// An array answer.
+pub(crate) fn array(v: Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) | Value::Set(a) => a,
+        _ => Vec::new(),
+    }
+}
