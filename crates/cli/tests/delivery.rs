@@ -407,3 +407,111 @@ fn a_warc_of_small_records_is_recorded_by_the_policy_not_per_record() {
     }
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[path = "../../dedup/tests/redis_support/mod.rs"]
+mod redis_support;
+
+/// `--seen redis://...`: a set shared on a real redis-server (started here, stopped by pid).
+/// Two runs write each key once between them; `dedup` shares it; another identity is refused
+/// (exit 2); a consumer that stops reading leaves the keys it did not get unseen once the run's
+/// lease expired (exit 4, said); a server killed mid-run is exit 4 with the server named, and
+/// the rerun loses nothing. Checked against the keys of `scan | normalize` and `redis-cli`.
+#[test]
+fn a_shared_redis_set_loses_no_key() {
+    let dir = tempdir("redis");
+    let input = dir.join("in.txt");
+    many_links(&input, 40_000);
+    let all = keys_by_scan_and_normalize(&input);
+    let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+    let text = std::fs::read_to_string(&input).expect("input");
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(&a, lines[..25_000].join("\n") + "\n").expect("a");
+    std::fs::write(&b, lines[15_000..].join("\n") + "\n").expect("b");
+    let mut server = redis_support::Server::start();
+    let url = server.url("prefix=cli&lease=1s&expect=100000");
+    let (a, b, input) = (
+        a.to_str().expect("p"),
+        b.to_str().expect("p"),
+        input.to_str().expect("p"),
+    );
+    let mut outputs = Vec::new();
+    rerun(&["run", "-q", "--seen", &url, a], &mut outputs);
+    rerun(&["run", "-q", "-j", "2", "--seen", &url, b], &mut outputs);
+    assert_eq!(
+        check_union(&all, &outputs, "two runs"),
+        0,
+        "a key written twice"
+    );
+    let keys: String = all.iter().map(|k| format!("{k}\n")).collect();
+    let keys_file = dir.join("keys.txt");
+    std::fs::write(&keys_file, &keys).expect("keys");
+    let again = bin()
+        .args([
+            "dedup",
+            "-q",
+            "--seen",
+            &url,
+            keys_file.to_str().expect("p"),
+        ])
+        .output()
+        .expect("dedup");
+    assert_eq!(again.status.code(), Some(0));
+    assert!(again.stdout.is_empty(), "dedup shares the set");
+    // the server holds one fingerprint per key
+    assert_eq!(server.fingerprints("cli").len(), all.len());
+    let other = bin()
+        .args(["run", "-q", "--nfc", "--seen", &url, input])
+        .output()
+        .expect("nfc");
+    assert_eq!(other.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&other.stderr).contains("identity"));
+
+    // a consumer that reads 100 lines of a new set, then goes away
+    let url2 = server.url("prefix=cli2&lease=1s&expect=100000");
+    let mut child = bin()
+        .args(["run", "-q", "--seen", &url2, input])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut got = Vec::new();
+    for _ in 0..100 {
+        reader.read_until(b'\n', &mut got).expect("read");
+    }
+    drop(reader);
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(err.contains("did not record"), "{err}");
+    std::thread::sleep(Duration::from_millis(1500)); // the lease
+    let mut outputs = vec![got];
+    rerun(&["run", "-q", "--seen", &url2, input], &mut outputs);
+    check_union(&all, &outputs, "redis, reader took 100");
+
+    // the server killed mid-run
+    let url3 = server.url("prefix=cli3&lease=1s&expect=100000");
+    let big = dir.join("big.txt");
+    many_links(&big, 400_000);
+    let child = bin()
+        .args([
+            "run",
+            "-q",
+            "--chunk-size",
+            "16K",
+            "--seen",
+            &url3,
+            big.to_str().expect("p"),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(Duration::from_millis(300));
+    server.kill();
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    std::fs::remove_dir_all(dir).ok();
+}
