@@ -2,7 +2,7 @@
 //! of "a key is recorded as seen only after it is delivered".
 //!
 //! A durable seen-set records the keys it answered new only when the sink has delivered them
-//! ([`SeenSet::sync`](linksieve_dedup::SeenSet::sync)). [`Output::delivered`] says when that
+//! ([`SeenSet::sync`]). [`Output::delivered`] says when that
 //! is: a regular file once written and synced to its disk (so a crash of the machine cannot
 //! keep the record and lose the line); a pipe once the consumer has read every byte written to
 //! it (nothing is left unread in it: a consumer that stops reading, `| head`, never gets the
