@@ -4,6 +4,9 @@
 //! input's keys computed by another path (`linksieve scan | linksieve normalize`, no store),
 //! and counts the keys delivered twice (allowed: keys in flight at the crash).
 
+mod common;
+
+use common::tempdir;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -12,16 +15,6 @@ use std::time::Duration;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_linksieve"))
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "linksieve-cli-delivery-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
 }
 
 /// Writes `n` distinct links to a file.
@@ -116,6 +109,13 @@ fn rerun(args: &[&str], outputs: &mut Vec<Vec<u8>>) {
     outputs.push(out.stdout);
 }
 
+/// A run that finds every key recorded: it writes nothing.
+fn all_recorded(args: &[&str], what: &str) {
+    let out = bin().args(args).output().expect("run");
+    assert_eq!(out.status.code(), Some(0), "{what}");
+    assert!(out.stdout.is_empty(), "{what}: every key recorded");
+}
+
 /// A consumer that reads some lines then closes the pipe (`| head`), for `run` and `dedup`:
 /// before, the keys written to the pipe and never read were committed, so no later run wrote
 /// them (2,000-50,000 of 60,000 lost here). Now the store records only what the reader read:
@@ -164,9 +164,7 @@ fn a_consumer_that_stops_reading_loses_no_key() {
             rerun(&args, &mut outputs);
             let twice = check_union(&all, &outputs, &format!("{cmd}, reader took {take}"));
             assert!(twice <= take, "{cmd} {take}: {twice} delivered twice");
-            // and the store now holds every key
-            let third = bin().args(args).output().expect("third");
-            assert!(third.stdout.is_empty(), "{cmd} {take}: all recorded");
+            all_recorded(&args, &format!("{cmd} {take}"));
         }
     }
     std::fs::remove_dir_all(dir).ok();
@@ -299,8 +297,7 @@ fn kill_9_at_any_moment_loses_no_key() {
                     // one 16 KiB chunk holds about 230 links
                     assert!(twice <= 600, "{what}: {twice} keys delivered twice");
                 }
-                let third = bin().args(args).output().expect("third");
-                assert!(third.stdout.is_empty(), "{what}: all recorded");
+                all_recorded(&args, &what);
             }
         }
     }
@@ -349,22 +346,6 @@ fn counts_killed_before_the_end_records_nothing() {
     std::fs::remove_dir_all(dir).ok();
 }
 
-/// A WARC record of `resource` type with 5 links of its own.
-fn warc_record(n: usize) -> Vec<u8> {
-    let body: String = (0..5)
-        .map(|i| format!("see http://r{n}.example/page/{i} here\n"))
-        .collect();
-    let mut r = format!(
-        "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{n:012}>\r\n\
-         WARC-Target-URI: http://r{n}.example/\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    r.extend_from_slice(body.as_bytes());
-    r.extend_from_slice(b"\r\n\r\n");
-    r
-}
-
 /// Streaming a WARC of 3,000 small records with `--seen` records the store a few times, not once
 /// per record (before: one commit, with its fsync, per record: 37.5 s for 20,000 records
 /// against 0.26 s without `--seen`); `--commit every` still records once per batch.
@@ -372,7 +353,9 @@ fn warc_record(n: usize) -> Vec<u8> {
 fn a_warc_of_small_records_is_recorded_by_the_policy_not_per_record() {
     let dir = tempdir("warc");
     let warc = dir.join("small.warc");
-    let bytes: Vec<u8> = (0..3000).flat_map(warc_record).collect();
+    let bytes: Vec<u8> = (0..3000)
+        .flat_map(|n| common::warc_resource(n, 5))
+        .collect();
     std::fs::write(&warc, bytes).expect("warc");
     for (commit, most) in [(None, 3u64), (Some("every"), 3000)] {
         let store = dir.join(format!("seen-{}.redb", commit.unwrap_or("default")));

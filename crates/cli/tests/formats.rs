@@ -24,22 +24,7 @@ fn keys_of(path: &Path) -> String {
 
 /// A WARC `resource` record with links of its own.
 fn record(n: usize) -> Vec<u8> {
-    let mut body = String::new();
-    for i in 0..20 {
-        body.push_str(&format!(
-            "line {i} of record {n}: see http://r{n}.example/page/{i}?q={} and more text\n",
-            n * i
-        ));
-    }
-    let mut r = format!(
-        "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{n:012}>\r\n\
-         WARC-Target-URI: http://r{n}.example/\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    r.extend_from_slice(body.as_bytes());
-    r.extend_from_slice(b"\r\n\r\n");
-    r
+    common::warc_resource(n, 20)
 }
 
 /// A skippable frame (RFC 8878 3.1.2) with the magic number `magic`.

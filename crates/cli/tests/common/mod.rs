@@ -66,3 +66,24 @@ pub fn mkfifo(path: &std::path::Path) {
     let made = Command::new("mkfifo").arg(path).status().expect("mkfifo");
     assert!(made.success(), "mkfifo {}", path.display());
 }
+
+/// A WARC `resource` record (number `n`) whose body has `lines` lines, each with one link of its
+/// own (`http://r{n}.example/page/{i}?q={n*i}`).
+pub fn warc_resource(n: usize, lines: usize) -> Vec<u8> {
+    let mut body = String::new();
+    for i in 0..lines {
+        body.push_str(&format!(
+            "line {i} of record {n}: see http://r{n}.example/page/{i}?q={} and more text\n",
+            n * i
+        ));
+    }
+    let mut r = format!(
+        "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-{n:012}>\r\n\
+         WARC-Target-URI: http://r{n}.example/\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(body.as_bytes());
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
