@@ -411,7 +411,7 @@ fn a_shared_redis_set_loses_no_key() {
     std::fs::write(&a, lines[..25_000].join("\n") + "\n").expect("a");
     std::fs::write(&b, lines[15_000..].join("\n") + "\n").expect("b");
     let mut server = redis_support::Server::start();
-    let url = server.url("prefix=cli&lease=1s&expect=100000");
+    let url = server.url("prefix=cli&expect=100000");
     let (a, b, input) = (
         a.to_str().expect("p"),
         b.to_str().expect("p"),
@@ -450,7 +450,7 @@ fn a_shared_redis_set_loses_no_key() {
     assert!(String::from_utf8_lossy(&other.stderr).contains("identity"));
 
     // a consumer that reads 100 lines of a new set, then goes away
-    let url2 = server.url("prefix=cli2&lease=1s&expect=100000");
+    let url2 = server.url("prefix=cli2&lease=3s&expect=100000");
     let mut child = bin()
         .args(["run", "-q", "--seen", &url2, input])
         .stdout(Stdio::piped())
@@ -467,13 +467,13 @@ fn a_shared_redis_set_loses_no_key() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{err}");
     assert!(err.contains("did not record"), "{err}");
-    std::thread::sleep(Duration::from_millis(1500)); // the lease
+    std::thread::sleep(Duration::from_millis(3500)); // the lease
     let mut outputs = vec![got];
     rerun(&["run", "-q", "--seen", &url2, input], &mut outputs);
     check_union(&all, &outputs, "redis, reader took 100");
 
     // the server killed mid-run
-    let url3 = server.url("prefix=cli3&lease=1s&expect=100000");
+    let url3 = server.url("prefix=cli3&expect=100000");
     let big = dir.join("big.txt");
     many_links(&big, 400_000);
     let child = bin()
