@@ -293,8 +293,9 @@ fn kill_9_at_any_moment_loses_no_key() {
                 rerun(&args, &mut outputs);
                 let what = format!("--commit {commit}, kill after {delay} ms, file {to_file}");
                 let twice = check_union(&all, &outputs, &what);
-                if commit == "every" {
-                    // one 16 KiB chunk holds about 230 links
+                if commit == "every" && to_file {
+                    // one 16 KiB chunk holds about 230 links (a pipe is recorded only once its
+                    // reader has read it all, which a loaded machine may postpone)
                     assert!(twice <= 600, "{what}: {twice} keys delivered twice");
                 }
                 all_recorded(&args, &what);
@@ -346,9 +347,10 @@ fn counts_killed_before_the_end_records_nothing() {
     std::fs::remove_dir_all(dir).ok();
 }
 
-/// Streaming a WARC of 3,000 small records with `--seen` records the store a few times, not once
-/// per record (before: one commit, with its fsync, per record: 37.5 s for 20,000 records
-/// against 0.26 s without `--seen`); `--commit every` still records once per batch.
+/// Streaming a WARC of 3,000 small records with `--seen` records the store as the commit policy
+/// says (`--commit 100000`: once, at the end), not once per record (before: one commit, with its
+/// fsync, per record: 37.5 s for 20,000 records against 0.26 s without `--seen`); `--commit
+/// every` records once per batch.
 #[test]
 fn a_warc_of_small_records_is_recorded_by_the_policy_not_per_record() {
     let dir = tempdir("warc");
@@ -357,7 +359,8 @@ fn a_warc_of_small_records_is_recorded_by_the_policy_not_per_record() {
         .flat_map(|n| common::warc_resource(n, 5))
         .collect();
     std::fs::write(&warc, bytes).expect("warc");
-    for (commit, most) in [(None, 3u64), (Some("every"), 3000)] {
+    // a count of keys, not a time: the same commits on a loaded machine
+    for (commit, fewest, most) in [(Some("100000"), 1u64, 1u64), (Some("every"), 2, 3000)] {
         let store = dir.join(format!("seen-{}.redb", commit.unwrap_or("default")));
         let stats = dir.join("stats.json");
         let mut args = vec![
@@ -384,7 +387,7 @@ fn a_warc_of_small_records_is_recorded_by_the_policy_not_per_record() {
             serde_json::from_str(&std::fs::read_to_string(&stats).expect("stats")).expect("json");
         let commits = s["store_commits"].as_u64().expect("store_commits");
         assert!(
-            (1..=most).contains(&commits),
+            (fewest..=most).contains(&commits),
             "--commit {commit:?}: {commits} commits"
         );
     }
