@@ -119,8 +119,9 @@ def test_a_killed_process_loses_no_returned_key(server):
     url = server.url("prefix=py3&lease=1s")
     child = textwrap.dedent(f"""
         import sys, time, linksieve
-        s = linksieve.SeenSet("redis", url={url!r}, namespace="t")
-        print(s.add_many(["a", "b"]), s.add("c"), flush=True)  # "c": returned, not yet recorded
+        s = linksieve.SeenSet("redis", url={url!r}, namespace="t", commit="every")
+        # commit="every": the second call records "a" and "b"; "c": returned, not yet recorded
+        print(s.add_many(["a", "b"]), s.add("c"), flush=True)
         time.sleep(60)
     """)
     p = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True,
