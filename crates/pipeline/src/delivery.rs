@@ -2,15 +2,14 @@
 //! of "a key is recorded as seen only after it is delivered".
 //!
 //! A durable seen-set records the keys it answered new only when the sink has delivered them
-//! ([`SeenSet::sync`]). [`Output::delivered`] says when that
-//! is: a regular file once written and synced to its disk (so a crash of the machine cannot
-//! keep the record and lose the line); a pipe once the consumer has read every byte written to
-//! it (nothing is left unread in it: a consumer that stops reading, `| head`, never gets the
-//! keys still in the pipe, so they must not be recorded); anything else (a terminal, a socket)
-//! once written.
-//! After a failed write, [`Output::cut_partial`] takes back a partial last line where the
-//! output allows it (a regular file is truncated to its last complete line), so that no output
-//! ends in part of a key.
+//! ([`SeenSet::sync`]). [`Output::delivered`] says when that is: a regular file once written
+//! and synced to its disk (so a crash of the machine cannot keep the record and lose the
+//! line); a pipe once the consumer has read every byte written to it (nothing is left unread
+//! in it: a consumer that stops reading, `| head`, never gets the keys still in the pipe, so
+//! they must not be recorded); anything else (a terminal, a socket) once written. After a
+//! failed write, [`Output::cut_partial`] takes back a partial last line where the output
+//! allows it (a regular file is truncated to its last complete line), so that no output ends
+//! in part of a key.
 
 use crate::RunError;
 use linksieve_dedup::{CommitPolicy, SeenSet};
@@ -61,6 +60,13 @@ impl Output for Vec<u8> {
 impl Output for io::Sink {}
 
 /// What an [`FdOutput`] writes to, which says what "delivered" means for it.
+///
+/// ```
+/// use linksieve_pipeline::delivery::{FdOutput, OutputKind};
+/// let (r, w) = std::io::pipe().unwrap();
+/// assert_eq!(FdOutput::new(std::fs::File::from(std::os::fd::OwnedFd::from(w))).kind(), OutputKind::Pipe);
+/// drop(r);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputKind {
     /// A regular file: delivered once synced to disk; a partial last line can be cut.
