@@ -144,7 +144,14 @@ fn identity_names_hash_rung_form_and_rules() {
     let v: serde_json::Value = serde_json::from_str(r.stdout.trim()).expect("json");
     assert_eq!(
         v,
-        serde_json::json!({"hash": "xxh3-128", "hash_version": 1, "rung": "scheme", "form": "uri", "ruleset_version": 0, "profile": null})
+        serde_json::json!({"hash": "xxh3-128", "hash_version": 1, "rung": "scheme", "form": "uri", "ruleset_version": 0, "profile": null, "nfc": false, "input": "leiri"})
+    );
+    // --nfc and --input change keys: they are in the identity
+    let r = linksieve(&["identity", "--nfc", "--input", "web"], "");
+    let v: serde_json::Value = serde_json::from_str(r.stdout.trim()).expect("json");
+    assert_eq!(
+        (v["nfc"].as_bool(), v["input"].as_str()),
+        (Some(true), Some("web"))
     );
     let rules =
         std::env::temp_dir().join(format!("linksieve-id-rules-{}.toml", std::process::id()));
