@@ -337,7 +337,8 @@ impl KeyIdentity {
     /// assert_eq!(id.store().text(), id.to_json());
     /// assert_eq!(id.store().legacy(), Some(("scheme", "uri", 0)));
     /// let o = NormalizeOptions { profile: Some("w3lib".parse().unwrap()), ..Default::default() };
-    /// let (rung, ..) = KeyIdentity::of(&o, InputMode::Leiri).store().legacy().unwrap();
+    /// let store = KeyIdentity::of(&o, InputMode::Leiri).store();
+/// let (rung, ..) = store.legacy().unwrap();
     /// assert!(rung.starts_with("profile w3lib@w3lib 2.5.0"));
     /// ```
     pub fn store(&self) -> StoreIdentity {

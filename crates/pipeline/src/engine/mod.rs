@@ -266,7 +266,7 @@ pub type Progress = Arc<AtomicU64>;
 /// `cancel` stops reading (SIGINT); what was read is still processed and written.
 ///
 /// ```
-/// use linksieve_pipeline::{run, InputSpec, RunOptions, linksieve_dedup::MemorySet};
+/// use linksieve_pipeline::{run, InputSpec, RunOptions};
 /// let dir = std::env::temp_dir().join(format!("ls-run-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(&dir).unwrap();
 /// let f = dir.join("a.txt");
