@@ -19,7 +19,7 @@
 //! workers, repeat table, reorder, sink or decompression (the container is undone before it).
 
 use linksieve_iri::web_to_iri;
-use linksieve_pipeline::dedup::MemoryDedup;
+use linksieve_dedup::MemorySet;
 use linksieve_pipeline::{
     DocumentItem, DocumentOptions, InputSpec, Keyer, OutputFormat, RunOptions, keyable,
     read_document, unescape_link,
@@ -145,7 +145,7 @@ pub fn run(data: &[u8]) {
         linksieve_pipeline::run(
             &[InputSpec::File(path.clone())],
             &opts,
-            &mut MemoryDedup::default(),
+            &mut MemorySet::new(),
             &mut out,
             &Default::default(),
             &Default::default(),

@@ -10,7 +10,7 @@
 //! reason, too-long candidates, unique keys and duplicates.
 
 use linksieve_iri::{Rung, NormalizeOptions};
-use linksieve_pipeline::dedup::MemoryDedup;
+use linksieve_dedup::MemorySet;
 use linksieve_pipeline::{InputSpec, OutputFormat, RunOptions, RunStats};
 use linksieve_scan::ScanOptions;
 use std::path::PathBuf;
@@ -77,7 +77,7 @@ pub fn run(data: &[u8]) {
             let stats = linksieve_pipeline::run(
                 &inputs,
                 &opts,
-                &mut MemoryDedup::default(),
+                &mut MemorySet::new(),
                 &mut out,
                 &Default::default(),
                 &Default::default(),
