@@ -338,7 +338,7 @@ impl KeyIdentity {
     /// assert_eq!(id.store().legacy(), Some(("scheme", "uri", 0)));
     /// let o = NormalizeOptions { profile: Some("w3lib".parse().unwrap()), ..Default::default() };
     /// let store = KeyIdentity::of(&o, InputMode::Leiri).store();
-/// let (rung, ..) = store.legacy().unwrap();
+    /// let (rung, ..) = store.legacy().unwrap();
     /// assert!(rung.starts_with("profile w3lib@w3lib 2.5.0"));
     /// ```
     pub fn store(&self) -> StoreIdentity {
