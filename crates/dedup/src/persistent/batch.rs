@@ -5,9 +5,18 @@ use super::filter::StoreFilter;
 use super::format::{
     CHUNKS, META, RUNS, RunInfo, StoreCtx, guarded, meta_put, read_chunks, runs_digest,
 };
-use super::runs::{RunWriter, lookup_dense, lookup_sparse, merge_levels};
-use super::{ABSENT, PersistentSet, SEEN, format};
+use super::runs::{RunWriter, lookup_one_run, merge_levels};
+use super::{ABSENT, PersistentSet, SEEN};
 use crate::{DedupError, Fingerprint, Result};
+
+/// What a committed write of a run left: the runs, the next run number, the new run's length
+/// and the fences of the runs it wrote (merged ones included).
+pub(super) struct Written {
+    runs: Vec<RunInfo>,
+    next_no: u64,
+    len: u64,
+    fences: Vec<(u64, Vec<u128>)>,
+}
 
 impl PersistentSet {
     /// Answers a batch without writing: a key unsynced here is seen; a key the filter has
@@ -41,15 +50,17 @@ impl PersistentSet {
         let mut order: Vec<usize> = (0..self.runs.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(self.runs[i].len));
         let path = self.path.clone();
-        if self.verified.len() > super::filter::MAX_VERIFIED {
-            self.verified.clear();
-        }
         // The candidates not yet seen: (fingerprint, position in `sorted`), and their status.
         let mut pending: Vec<(u128, usize)> = Vec::with_capacity(self.sorted.len());
         let mut st: Vec<u8> = Vec::with_capacity(self.sorted.len());
         guarded(&path, "reading", || {
-            let txn = self.db().begin_read().ctx(&path)?;
-            let chunks = read_chunks(&path, &txn)?;
+            if self.reader.is_none() {
+                let txn = self.db().begin_read().ctx(&path)?;
+                self.reader = Some(read_chunks(&path, &txn)?);
+            }
+            let Some(chunks) = &self.reader else {
+                unreachable!("the reader was opened above")
+            };
             for &r in &order {
                 pending.clear();
                 pending.extend(
@@ -66,13 +77,8 @@ impl PersistentSet {
                 st.extend(pending.iter().map(|&(_, j)| self.status[j]));
                 let run = &self.runs[r];
                 let class = self.class(run.tag);
-                let run_chunks = run.len.div_ceil(format::WRITE_FPS as u64);
-                let verified = &mut self.verified;
-                if (pending.len() as u64) * 2 < run_chunks {
-                    lookup_sparse(&path, &chunks, run, &pending, &mut st, class, verified)?;
-                } else {
-                    lookup_dense(&path, &chunks, run, &pending, &mut st, class, verified)?;
-                }
+                let fences = self.fences.of(run.no);
+                lookup_one_run(&path, chunks, run, fences, &pending, &mut st, class)?;
                 for (&(_, j), &s) in pending.iter().zip(&st) {
                     self.status[j] = s;
                 }
@@ -100,12 +106,13 @@ impl PersistentSet {
         fresh.sort_unstable();
         let added = self.unsynced_added;
         let path = self.path.clone();
-        let (runs, next_no, _) = guarded(&path, "recording keys", || {
+        // The write frees pages that a read transaction still open would keep from reuse.
+        self.reader = None;
+        let written = guarded(&path, "recording keys", || {
             self.write_run(false, fresh.iter().map(|&v| Ok(v)), added)
         })?;
         self.len += added;
-        self.runs = runs;
-        self.next_no = next_no;
+        self.adopt(written);
         self.unsynced.clear();
         self.unsynced_added = 0;
         for &v in &fresh {
@@ -118,14 +125,25 @@ impl PersistentSet {
     /// key already, so an error here leaves a correct (only fuller) filter.
     fn refresh_filter(&mut self) -> Result<()> {
         if self.filter.outgrown(self.len) {
-            self.filter = StoreFilter::build(&self.path, self.db(), &self.runs, self.len)?;
+            (self.filter, self.fences) =
+                StoreFilter::build(&self.path, self.db(), &self.runs, self.len)?;
         }
         Ok(())
     }
 
+    /// Takes the runs a committed write left, and their fences.
+    fn adopt(&mut self, written: Written) {
+        self.runs = written.runs;
+        self.next_no = written.next_no;
+        for (no, firsts) in written.fences {
+            self.fences.insert(no, firsts);
+        }
+        self.fences.retain(&self.runs);
+    }
+
     /// One write transaction: the fingerprints of `fps` (strictly increasing, else an error and
     /// nothing written) as a new run, then merges, counters and the runs' digest; returns the
-    /// new list of runs, the next run number and the run's length. The run's level is 0 and
+    /// new list of runs, the next run number, the run's length and the new runs' fences. The run's level is 0 and
     /// the count grows by `added`, or for a `bulk` load the level is `log4` of its length (the
     /// level a run built by merges of single keys would reach, so that small runs merge among
     /// themselves long before they merge with it) and the count grows by its length. The
@@ -135,12 +153,13 @@ impl PersistentSet {
         bulk: bool,
         fps: impl Iterator<Item = Result<u128>>,
         added: u64,
-    ) -> Result<(Vec<RunInfo>, u64, u64)> {
+    ) -> Result<Written> {
         let path = &self.path;
         let mut txn = self.db().begin_write().ctx(path)?;
         txn.set_quick_repair(true);
         let mut runs = self.runs.clone();
         let mut next_no = self.next_no;
+        let mut fences = Vec::new();
         let run_len;
         {
             let mut chunks = txn.open_table(CHUNKS).ctx(path)?;
@@ -158,7 +177,7 @@ impl PersistentSet {
                 last = Some(v);
                 writer.push(path, &mut chunks, v)?;
             }
-            let (len, first) = writer.finish(path, &mut chunks)?;
+            let (len, first, firsts) = writer.finish(path, &mut chunks)?;
             let (level, added) = if bulk {
                 (len.max(1).ilog2() / 2, len)
             } else {
@@ -173,6 +192,7 @@ impl PersistentSet {
                     len,
                     first,
                 };
+                fences.push((info.no, firsts));
                 next_no += 1;
                 runs_table.insert(info.no, &info.encode()[..]).ctx(path)?;
                 runs.push(info);
@@ -190,6 +210,7 @@ impl PersistentSet {
                     &mut runs,
                     &mut next_no,
                     compatible,
+                    &mut fences,
                 )?;
             }
             let mut meta = txn.open_table(META).ctx(path)?;
@@ -198,7 +219,12 @@ impl PersistentSet {
             meta_put(path, &mut meta, "runs_digest", &runs_digest(&runs))?;
         }
         txn.commit().ctx(path)?;
-        Ok((runs, next_no, run_len))
+        Ok(Written {
+            runs,
+            next_no,
+            len: run_len,
+            fences,
+        })
     }
 
     /// Loads a sorted stream of fingerprints (strictly increasing: sorted, no repeats) into an
@@ -233,13 +259,12 @@ impl PersistentSet {
             Ok(fp.0)
         });
         let path = self.path.clone();
-        let (runs, next_no, len) =
-            guarded(&path, "loading keys", || self.write_run(true, stream, 0))?;
-        self.len = len;
-        self.runs = runs;
-        self.next_no = next_no;
+        self.reader = None;
+        let written = guarded(&path, "loading keys", || self.write_run(true, stream, 0))?;
+        self.len = written.len;
+        self.adopt(written);
         self.filter = filter;
         self.refresh_filter()?;
-        Ok(len)
+        Ok(self.len)
     }
 }

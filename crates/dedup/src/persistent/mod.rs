@@ -5,6 +5,7 @@
 //! upgrade of older formats; this file the public API.
 
 mod batch;
+mod fences;
 mod filter;
 mod format;
 mod open;
@@ -19,7 +20,7 @@ use crate::{DedupError, Fingerprint, Result, SeenSet};
 use filter::{StoreFilter, Unsynced};
 use format::{FP_BYTES, META, RunInfo, StoreCtx, encode_tags, guarded, meta_put, read_chunks};
 use redb::Database;
-use runs::{RunReader, lookup_sparse};
+use runs::{RunReader, lookup_one_run};
 use std::path::{Path, PathBuf};
 
 /// The version of the store's layout (tables, chunk encoding, meta keys). Recorded in the
@@ -150,7 +151,7 @@ pub struct PersistentOptions {
     /// What this run's output is: how its keys count if it never finishes.
     pub abandoned: Abandoned,
     /// The database's page cache limit, in bytes (default 256 MiB). The store takes at most
-    /// 1/64 of its file's size at open (at least 4 MiB) of it: the in-memory filter answers
+    /// 1/64 of the bytes its file holds at open (at least 4 MiB) of it: the in-memory filter answers
     /// for the keys, the cache holds the tree's inner pages, and the system's page cache the
     /// rest (so the process's memory stays under 2 bytes per stored key).
     pub cache_bytes: usize,
@@ -179,14 +180,17 @@ impl Default for PersistentOptions {
 ///
 /// **Filter.** A blocked Bloom filter over every stored key is kept in memory: built at open
 /// (one sequential read of the store), fed by each sync, built again larger when the store has
-/// grown by a third since. It has 13 bits per stored key when built (1.6 bytes; 9.75 bits,
-/// about 1.5 % false "maybe", just before it is rebuilt). A key it has certainly not stored
+/// grown by a third since. It has 11 bits per stored key when built (1.4 bytes, 0.84 % false
+/// "maybe"; 8.25 bits, 2.3 %, just before it is rebuilt). A key it has certainly not stored
 /// costs no disk read; a "maybe" is looked up in the runs, so the filter never drops a key.
-/// A chunk's checksum and order are checked the first time this process reads it.
+/// The first fingerprint of every chunk (its *fence*, 16 bytes a chunk) is kept in memory too,
+/// so a lookup reads the one chunk that may hold a key by its key. Every chunk read is checked
+/// (its checksum, its order, its place in the run's chain).
 ///
 /// **Store.** One [redb](https://www.redb.org) file holding a log-structured set: immutable
-/// sorted *runs* of fingerprints, each cut in chunks of 2,000 (32,000 bytes, one 32 KiB page),
-/// keyed by (run number, first fingerprint): about 16.5 bytes of disk per key. A lookup reads
+/// sorted *runs* of fingerprints, each cut in chunks of 248 (3,968 bytes, one 4 KiB page; a
+/// store written before holds chunks of up to 2,000), keyed by (run number, first
+/// fingerprint): about 17 bytes of disk per key. A lookup reads
 /// the one chunk that may hold a candidate in each run, the largest runs first (or makes one
 /// sequential pass over a run when the candidates are many against it). Runs of one level are
 /// merged four at a time (k-way) into a run of the next level, so each fingerprint is
@@ -278,8 +282,11 @@ pub struct PersistentSet {
     unsynced: Unsynced,
     /// Of the unsynced keys, those not stored at all (the others are in discarded runs).
     unsynced_added: u64,
-    /// Chunks checked already by this process.
-    verified: filter::VerifiedChunks,
+    /// The first fingerprint of every chunk of the runs (see [`fences`]).
+    fences: fences::Fences,
+    /// The chunks table of a read transaction, kept from one lookup to the next until a write
+    /// changes the runs (then dropped, so that the write's freed pages can be reused).
+    reader: Option<redb::ReadOnlyTable<(u64, u128), &'static [u8]>>,
     sorted: Vec<(u128, usize)>,
     status: Vec<u8>,
 }
@@ -297,8 +304,23 @@ impl std::fmt::Debug for PersistentSet {
     }
 }
 
+/// The bytes a file holds on disk: its length, or less where it is sparse (redb grows its file
+/// by doubling, with a tail that holds nothing to cache).
+fn held_bytes(m: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        m.len().min(m.blocks().saturating_mul(512))
+    }
+    #[cfg(not(unix))]
+    {
+        m.len()
+    }
+}
+
 impl Drop for PersistentSet {
     fn drop(&mut self) {
+        self.reader = None;
         if let Some(db) = self.db.take() {
             // redb writes its allocator state when it closes, which may panic on a damaged file.
             let _ = guarded(&self.path, "closing", || {
@@ -333,7 +355,7 @@ impl PersistentSet {
         options: PersistentOptions,
     ) -> Result<PersistentSet> {
         let mut set = Self::open_unfiltered(path, identity, options)?;
-        set.filter = StoreFilter::build(&set.path, set.db(), &set.runs, set.len)?;
+        (set.filter, set.fences) = StoreFilter::build(&set.path, set.db(), &set.runs, set.len)?;
         Ok(set)
     }
 
@@ -379,7 +401,7 @@ impl PersistentSet {
                 }
             }
         }
-        let file = std::fs::metadata(&path).map_or(0, |m| m.len());
+        let file = std::fs::metadata(&path).map_or(0, |m| held_bytes(&m));
         let cache_bytes = options.cache_bytes.min(
             usize::try_from(file / 64)
                 .unwrap_or(usize::MAX)
@@ -409,9 +431,10 @@ impl PersistentSet {
             runs: opened.runs,
             next_no: opened.next_no,
             filter: StoreFilter::all_maybe(),
+            fences: fences::Fences::default(),
+            reader: None,
             unsynced: Unsynced::default(),
             unsynced_added: 0,
-            verified: filter::VerifiedChunks::default(),
             sorted: Vec::new(),
             status: Vec::new(),
         })
@@ -616,9 +639,9 @@ impl PersistentSet {
             let cand = [(fp.0, 0usize)];
             let mut status = [ABSENT];
             for run in &self.runs {
-                let mut verified = filter::VerifiedChunks::default();
                 let class = self.class(run.tag);
-                lookup_sparse(path, &table, run, &cand, &mut status, class, &mut verified)?;
+                let fences = self.fences.of(run.no);
+                lookup_one_run(path, &table, run, fences, &cand, &mut status, class)?;
                 if status[0] == SEEN {
                     return Ok(true);
                 }
@@ -690,6 +713,8 @@ impl PersistentSet {
     /// set.compact().unwrap();
     /// ```
     pub fn compact(&mut self) -> Result<bool> {
+        // redb compacts only with no read transaction open.
+        self.reader = None;
         let path = &self.path;
         match self.db.as_mut() {
             Some(db) => guarded(path, "compacting", || db.compact().ctx(path)),
@@ -765,18 +790,18 @@ impl SeenSet for PersistentSet {
         }
     }
 
-    /// The filter, the unsynced keys, the chunks checked, scratch buffers, plus what the page
-    /// cache can hold: the smaller of its limit set at open and the store file's size (a small
+    /// The filter, the fences, the unsynced keys, scratch buffers, plus what the page cache can
+    /// hold: the smaller of its limit set at open and the bytes the store file holds (a small
     /// store never fills a large cache).
     fn memory_bytes(&self) -> usize {
-        let file = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+        let file = std::fs::metadata(&self.path).map_or(0, |m| held_bytes(&m));
         std::mem::size_of::<Self>()
             + self
                 .cache_bytes
                 .min(usize::try_from(file).unwrap_or(usize::MAX))
             + self.filter.memory_bytes()
+            + self.fences.memory_bytes()
             + self.unsynced.capacity() * (FP_BYTES + 1)
-            + self.verified.capacity() * (std::mem::size_of::<(u64, u128)>() + 1)
             + self.sorted.capacity() * std::mem::size_of::<(u128, usize)>()
             + self.status.capacity()
             + self.runs.capacity() * std::mem::size_of::<RunInfo>()

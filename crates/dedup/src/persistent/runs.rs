@@ -5,7 +5,7 @@
 //! is the last, and their lengths add up to the run's. So a chunk lost or moved under another
 //! key is found, never read as a key that is absent.
 
-use super::filter::VerifiedChunks;
+use super::fences::chunk_of;
 use super::format::{
     CHUNK_FPS, FP_BYTES, RunInfo, StoreCtx, WRITE_FPS, corrupt, decode_chunk, encode_chunk,
 };
@@ -23,17 +23,39 @@ fn missing(path: &Path, run: &RunInfo, key: u128) -> crate::DedupError {
     corrupt(path, format!("run {}, chunk {key:#034x}: missing", run.no))
 }
 
+/// Looks the sorted, unique candidates up in one run, the cheaper way: one pass over its
+/// chunks when the candidates are many for its chunks, else one chunk read for each, found by
+/// the run's fences when this process has them (see [`lookup_fenced`]). A candidate found gets
+/// at least `class` in `status`. Every chunk read is checked.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn lookup_one_run(
+    path: &Path,
+    chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
+    run: &RunInfo,
+    fences: Option<&[u128]>,
+    cands: &[(u128, usize)],
+    status: &mut [u8],
+    class: u8,
+) -> Result<()> {
+    let run_chunks = fences.map_or(run.len.div_ceil(WRITE_FPS as u64), |f| f.len() as u64);
+    if (cands.len() as u64) * 2 >= run_chunks {
+        lookup_dense(path, chunks, run, cands, status, class)
+    } else if let Some(fences) = fences {
+        lookup_fenced(path, chunks, run, fences, cands, status, class)
+    } else {
+        lookup_sparse(path, chunks, run, cands, status, class)
+    }
+}
+
 /// Looks the sorted, unique candidates up in one run: one sequential pass over its chunks.
-/// A candidate found gets at least `class` in `status`. A chunk in `verified` is not checked
-/// again (see [`lookup_sparse`]).
-pub(super) fn lookup_dense(
+/// A candidate found gets at least `class` in `status`.
+fn lookup_dense(
     path: &Path,
     chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
     run: &RunInfo,
     cands: &[(u128, usize)],
     status: &mut [u8],
     class: u8,
-    verified: &mut VerifiedChunks,
 ) -> Result<()> {
     let mut j = 0;
     if cands.is_empty() {
@@ -57,8 +79,7 @@ pub(super) fn lookup_dense(
                 ));
             }
         }
-        let chunk = decode_chunk(path, run.no, key, blob.value(), !verified.contains(&key))?;
-        verified.insert(key);
+        let chunk = decode_chunk(path, run.no, key, blob.value())?;
         expect = chunk.next;
         count += chunk.len() as u64;
         if count > run.len {
@@ -103,16 +124,13 @@ pub(super) fn lookup_dense(
 /// Looks each candidate up in one run by reading the one chunk that may hold it: the last
 /// whose key is not above it. That chunk must exist when the candidate is not below the run's
 /// first fingerprint, and the next chunk must start above the candidate (else it was lost).
-/// `verified` holds the keys of chunks whose checksum and order were checked already by this
-/// process (runs are immutable and run numbers never reused, so they need no second check).
-pub(super) fn lookup_sparse(
+fn lookup_sparse(
     path: &Path,
     chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
     run: &RunInfo,
     cands: &[(u128, usize)],
     status: &mut [u8],
     class: u8,
-    verified: &mut VerifiedChunks,
 ) -> Result<()> {
     for (j, &(fp, _)) in cands.iter().enumerate() {
         if status[j] >= class {
@@ -133,23 +151,54 @@ pub(super) fn lookup_sparse(
                 format!("run {}, chunk {:#034x}: out of place", run.no, key.1),
             ));
         }
-        let chunk = decode_chunk(path, run.no, key, blob.value(), !verified.contains(&key))?;
-        verified.insert(key);
+        let chunk = decode_chunk(path, run.no, key, blob.value())?;
         if let Some(next) = chunk.next.filter(|&next| next <= fp) {
             return Err(missing(path, run, next));
         }
-        // Binary search over the chunk's fingerprints.
-        let (mut lo, mut hi) = (0, chunk.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match chunk.fp(mid).cmp(&fp) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => {
-                    status[j] = class;
-                    break;
-                }
-            }
+        if chunk.find(fp) {
+            status[j] = class;
+        }
+    }
+    Ok(())
+}
+
+/// Looks each candidate up in one run by its fences (see [`super::fences`]): the one chunk
+/// that may hold it is read by its key. That chunk must be there, and must name as its next the
+/// next fence (else the run changed under the fences: damage).
+#[allow(clippy::too_many_arguments)]
+fn lookup_fenced(
+    path: &Path,
+    chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
+    run: &RunInfo,
+    fences: &[u128],
+    cands: &[(u128, usize)],
+    status: &mut [u8],
+    class: u8,
+) -> Result<()> {
+    for (j, &(fp, _)) in cands.iter().enumerate() {
+        if status[j] >= class {
+            continue;
+        }
+        let Some(i) = chunk_of(fences, fp) else {
+            continue;
+        };
+        let key = (run.no, fences[i]);
+        let blob = chunks
+            .get(key)
+            .ctx(path)?
+            .ok_or_else(|| missing(path, run, fences[i]))?;
+        let chunk = decode_chunk(path, run.no, key, blob.value())?;
+        if chunk.next != fences.get(i + 1).copied() {
+            return Err(corrupt(
+                path,
+                format!(
+                    "run {}, chunk {:#034x}: its next chunk is not the one read at open",
+                    run.no, key.1
+                ),
+            ));
+        }
+        if chunk.find(fp) {
+            status[j] = class;
         }
     }
     Ok(())
@@ -159,6 +208,8 @@ pub(super) fn lookup_sparse(
 /// once the next fingerprint is known, since each chunk names the first of the next.
 pub(super) struct RunWriter {
     no: u64,
+    /// The first fingerprint of each chunk written: the run's fences.
+    firsts: Vec<u128>,
     buf: Vec<u128>,
     bytes: Vec<u8>,
     len: u64,
@@ -169,6 +220,7 @@ impl RunWriter {
     pub(super) fn new(no: u64) -> RunWriter {
         RunWriter {
             no,
+            firsts: Vec::new(),
             buf: Vec::with_capacity(WRITE_FPS),
             bytes: Vec::with_capacity(WRITE_FPS * FP_BYTES + 32),
             len: 0,
@@ -183,6 +235,7 @@ impl RunWriter {
         next: Option<u128>,
     ) -> Result<()> {
         encode_chunk(self.no, &self.buf, next, &mut self.bytes);
+        self.firsts.push(self.buf[0]);
         chunks
             .insert((self.no, self.buf[0]), self.bytes.as_slice())
             .ctx(path)?;
@@ -209,16 +262,16 @@ impl RunWriter {
         Ok(())
     }
 
-    /// Writes the last chunk; returns the run's length and first fingerprint.
+    /// Writes the last chunk; returns the run's length and first fingerprint, and its fences.
     pub(super) fn finish(
         mut self,
         path: &Path,
         chunks: &mut redb::Table<'_, (u64, u128), &[u8]>,
-    ) -> Result<(u64, u128)> {
+    ) -> Result<(u64, u128, Vec<u128>)> {
         if !self.buf.is_empty() {
             self.write(path, chunks, None)?;
         }
-        Ok((self.len, self.first))
+        Ok((self.len, self.first, self.firsts))
     }
 }
 
@@ -226,6 +279,8 @@ impl RunWriter {
 /// the table is free for writing between reads; checks the chain and the run's length.
 pub(super) struct RunReader {
     run: RunInfo,
+    /// The key of each chunk read, when asked for ([`RunReader::fenced`]): the run's fences.
+    firsts: Option<Vec<u128>>,
     next_key: Option<u128>,
     buf: Vec<u128>,
     pos: usize,
@@ -236,6 +291,7 @@ impl RunReader {
     pub(super) fn new(run: RunInfo) -> RunReader {
         RunReader {
             run,
+            firsts: None,
             next_key: Some(run.first),
             buf: Vec::with_capacity(CHUNK_FPS),
             pos: 0,
@@ -266,7 +322,10 @@ impl RunReader {
                 .get((no, key))
                 .ctx(path)?
                 .ok_or_else(|| missing(path, &self.run, key))?;
-            let chunk = decode_chunk(path, no, (no, key), blob.value(), true)?;
+            let chunk = decode_chunk(path, no, (no, key), blob.value())?;
+            if let Some(firsts) = &mut self.firsts {
+                firsts.push(key);
+            }
             self.buf.clear();
             self.buf.extend((0..chunk.len()).map(|i| chunk.fp(i)));
             self.pos = 0;
@@ -283,16 +342,30 @@ impl RunReader {
         self.pos += 1;
         Ok(Some(v))
     }
+
+    /// A reader that gathers the run's fences as it reads (see [`RunReader::fences`]).
+    pub(super) fn fenced(run: RunInfo) -> RunReader {
+        RunReader {
+            firsts: Some(Vec::new()),
+            ..RunReader::new(run)
+        }
+    }
+
+    /// The fences gathered, once the run was read to its end by a [`fenced`](Self::fenced)
+    /// reader.
+    pub(super) fn fences(self) -> Option<Vec<u128>> {
+        self.firsts.filter(|_| self.next_key.is_none())
+    }
 }
 
-/// Merges the source runs (k-way, equal fingerprints once) into run `no`; returns its length
-/// and first fingerprint.
+/// Merges the source runs (k-way, equal fingerprints once) into run `no`; returns its length,
+/// first fingerprint and fences.
 fn merge_runs(
     path: &Path,
     chunks: &mut redb::Table<'_, (u64, u128), &[u8]>,
     sources: &[RunInfo],
     no: u64,
-) -> Result<(u64, u128)> {
+) -> Result<(u64, u128, Vec<u128>)> {
     let mut srcs: Vec<RunReader> = sources.iter().map(|&r| RunReader::new(r)).collect();
     let mut heap = BinaryHeap::with_capacity(srcs.len());
     for (i, s) in srcs.iter_mut().enumerate() {
@@ -315,7 +388,7 @@ fn merge_runs(
 }
 
 /// Merges groups of [`FANOUT`] runs of one level, until no group is left; `compatible` says
-/// which runs may be merged together.
+/// which runs may be merged together. The fences of each merged run go to `fences`.
 pub(super) fn merge_levels(
     path: &Path,
     chunks: &mut redb::Table<'_, (u64, u128), &[u8]>,
@@ -323,6 +396,7 @@ pub(super) fn merge_levels(
     runs: &mut Vec<RunInfo>,
     next_no: &mut u64,
     compatible: impl Fn(&RunInfo, &RunInfo) -> bool,
+    fences: &mut Vec<(u64, Vec<u128>)>,
 ) -> Result<()> {
     loop {
         let group: Option<Vec<usize>> = runs.iter().enumerate().find_map(|(i, a)| {
@@ -336,7 +410,8 @@ pub(super) fn merge_levels(
             return Ok(());
         };
         let sources: Vec<RunInfo> = group.iter().map(|&i| runs[i]).collect();
-        let (len, first) = merge_runs(path, chunks, &sources, *next_no)?;
+        let (len, first, firsts) = merge_runs(path, chunks, &sources, *next_no)?;
+        fences.push((*next_no, firsts));
         let merged = RunInfo {
             no: *next_no,
             tag: sources.iter().map(|r| r.tag).max().unwrap_or(0),

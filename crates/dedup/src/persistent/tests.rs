@@ -615,3 +615,62 @@ fn contains_answers_as_insert_batch_for_a_discarded_run() {
     let set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
     assert!(!set.contains(Fingerprint(1)).unwrap() && set.contains(Fingerprint(2)).unwrap());
 }
+
+#[test]
+fn fenced_lookups_agree_with_a_set_and_the_fences_with_the_table() {
+    // A store grown over many syncs (runs merged at several levels), then every kind of probe
+    // through the fences with a filter that says "maybe" for all: stored keys, absent keys
+    // between them, below the smallest, above the largest, and each fence itself.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seen.redb");
+    let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
+    let mut mem = MemorySet::new();
+    let mut st = 5u64;
+    let mut next = || {
+        st = st
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        Fingerprint(u128::from(st >> 20) << 66 | 1)
+    };
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for round in 0..24 {
+        let fps: Vec<Fingerprint> = (0..200 + round * 97).map(|_| next()).collect();
+        set.insert_batch(&fps, &mut a).unwrap();
+        mem.insert_batch(&fps, &mut b).unwrap();
+        assert_eq!(a, b);
+        set.sync().unwrap();
+    }
+    assert!(set.runs.iter().any(|r| r.level >= 2), "{:?}", set.runs);
+    // The fences of every run (merged ones included) are the keys of its chunks in the table.
+    let txn = set.db().begin_read().unwrap();
+    let table = txn.open_table(CHUNKS).unwrap();
+    for run in &set.runs {
+        let keys: Vec<u128> = table
+            .range((run.no, 0u128)..=(run.no, u128::MAX))
+            .unwrap()
+            .map(|e| e.unwrap().0.value().1)
+            .collect();
+        assert!(keys.len() > 1 || run.len <= W as u64, "{run:?}");
+        assert_eq!(set.fences.of(run.no), Some(&keys[..]), "run {}", run.no);
+    }
+    drop((table, txn));
+    set.filter = StoreFilter::all_maybe();
+    let stored: Vec<Fingerprint> = mem.iter().collect();
+    let mut probes: Vec<Fingerprint> = stored.iter().step_by(7).copied().collect();
+    probes.extend(stored.iter().step_by(5).map(|f| Fingerprint(f.0 + 2)));
+    probes.extend([Fingerprint(0), Fingerprint(u128::MAX)]);
+    for run in &set.runs {
+        probes.extend(
+            set.fences
+                .of(run.no)
+                .unwrap()
+                .iter()
+                .map(|&f| Fingerprint(f)),
+        );
+    }
+    for chunk in probes.chunks(3) {
+        set.insert_batch(chunk, &mut a).unwrap();
+        mem.insert_batch(chunk, &mut b).unwrap();
+        assert_eq!(a, b, "{chunk:?}");
+    }
+}
