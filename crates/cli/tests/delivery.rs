@@ -170,6 +170,60 @@ fn a_consumer_that_stops_reading_loses_no_key() {
     std::fs::remove_dir_all(dir).ok();
 }
 
+/// A reader that keeps up but never empties the pipe (it reads 8 KiB a millisecond while the
+/// run writes faster): before, the run found the pipe undrained at every step and recorded
+/// nothing until the end, its unsynced keys growing with the input (memory, and what a crash
+/// would deliver twice). Now, once the unsynced keys reach the policy's backlog (100,000 for
+/// `--commit 1000`), it waits for the reader to drain the pipe and records them: commits
+/// during the run, every key delivered once, and a rerun writes nothing.
+#[test]
+fn a_reader_that_never_drains_the_pipe_still_gets_commits() {
+    use std::io::Read;
+    let dir = tempdir("slow-reader");
+    let input = dir.join("in.txt");
+    many_links(&input, 220_000);
+    let all = keys_by_scan_and_normalize(&input);
+    let store = dir.join("seen.redb");
+    let stats = dir.join("stats.json");
+    let args = [
+        "run",
+        "-q",
+        "--seen",
+        store.to_str().expect("p"),
+        "--commit",
+        "1000",
+        "--stats",
+        stats.to_str().expect("p"),
+        input.to_str().expect("p"),
+    ];
+    let mut child = bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let (mut got, mut buf) = (Vec::new(), [0u8; 8192]);
+    loop {
+        let n = stdout.read(&mut buf).expect("read");
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(child.wait().expect("wait").success());
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).expect("stats")).expect("json");
+    let commits = s["store_commits"].as_u64().expect("store_commits");
+    assert!(
+        commits >= 2,
+        "{commits} commits: the run waited for the end"
+    );
+    assert_eq!(check_union(&all, &[got], "slow reader"), 0);
+    all_recorded(&args, "slow reader");
+    std::fs::remove_dir_all(dir).ok();
+}
+
 /// An output whose disk fills: the file ends at its last whole key (before: a partial last
 /// line, a wrong key), the run exits 4 saying what it did not record, and a rerun with room
 /// delivers every key the full disk did not take. The disk is a 256 KiB tmpfs (mounted here:

@@ -69,6 +69,35 @@ impl CommitPolicy {
         unsynced > 0
             && (self.keys.is_some_and(|k| unsynced >= k) || self.time.is_some_and(|t| since >= t))
     }
+
+    /// The most unsynced keys a caller lets wait when a sync is due but its output has not
+    /// delivered them yet (a pipe whose reader has not drained it): at this many, it waits for
+    /// the output instead, so that a reader that keeps up but never empties the pipe does not
+    /// make the unsynced keys (memory, and what a crash delivers twice) grow without bound.
+    /// Four times the policy's count of keys, at least [`Self::MIN_BACKLOG`]; 1,000,000 for a
+    /// policy of time alone; none for [`END`](Self::END), which waits for the end by design.
+    ///
+    /// ```
+    /// use linksieve_dedup::CommitPolicy;
+    /// assert_eq!(CommitPolicy::EVERY.backlog(), Some(CommitPolicy::MIN_BACKLOG));
+    /// assert_eq!("1000000".parse::<CommitPolicy>().unwrap().backlog(), Some(4_000_000));
+    /// assert_eq!("1s".parse::<CommitPolicy>().unwrap().backlog(), Some(1_000_000));
+    /// assert_eq!(CommitPolicy::END.backlog(), None);
+    /// ```
+    pub fn backlog(&self) -> Option<u64> {
+        match (self.keys, self.time) {
+            (None, None) => None,
+            (None, Some(_)) => Some(1_000_000),
+            (Some(k), _) => Some(k.saturating_mul(4).max(Self::MIN_BACKLOG)),
+        }
+    }
+
+    /// The least [`backlog`](Self::backlog) of a policy with a count of keys.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_dedup::CommitPolicy::MIN_BACKLOG, 100_000);
+    /// ```
+    pub const MIN_BACKLOG: u64 = 100_000;
 }
 
 impl std::str::FromStr for CommitPolicy {

@@ -268,7 +268,9 @@ impl Recorder {
     }
 
     /// After a batch was written: syncs when the policy says so and the output has delivered
-    /// it (a pipe whose reader has not read everything yet: at a later step).
+    /// it (a pipe whose reader has not read everything yet: at a later step, or, once the
+    /// unsynced keys reach the policy's [`backlog`](CommitPolicy::backlog), after waiting for
+    /// the reader to drain it).
     pub(crate) fn step(
         &mut self,
         set: &mut dyn SeenSet,
@@ -278,11 +280,20 @@ impl Recorder {
             return Ok(());
         }
         out.flush().map_err(RunError::Output)?;
-        if out.get_mut().delivered().map_err(RunError::Output)? {
-            set.sync()?;
-            self.commits += 1;
-            self.last = Instant::now();
+        let output = out.get_mut();
+        if !output.delivered().map_err(RunError::Output)? {
+            if self
+                .policy
+                .backlog()
+                .is_none_or(|most| set.unsynced() < most)
+            {
+                return Ok(());
+            }
+            output.wait_delivered().map_err(RunError::Output)?;
         }
+        set.sync()?;
+        self.commits += 1;
+        self.last = Instant::now();
         Ok(())
     }
 
