@@ -566,7 +566,7 @@ fn parse_threads(s: &str) -> Result<usize, String> {
     Ok(n)
 }
 
-/// `512`, `64K`, `1M`, `2G` (powers of 1024).
+/// `512`, `64K`, `1M`, `2G`, `1T` (powers of 1024).
 fn parse_size(s: &str) -> Result<usize, String> {
     let s = s.trim();
     let (num, mult) = match s.char_indices().last() {
@@ -575,7 +575,8 @@ fn parse_size(s: &str) -> Result<usize, String> {
                 'K' => 1 << 10,
                 'M' => 1 << 20,
                 'G' => 1 << 30,
-                _ => return Err(format!("unknown unit in {s:?} (K, M or G)")),
+                'T' => 1 << 40,
+                _ => return Err(format!("unknown unit in {s:?} (K, M, G or T)")),
             };
             (&s[..i], m)
         }

@@ -126,6 +126,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
         keyer: Keyer::new(input, &options(&args.ladder, input, args.form.into())?),
         rejected: 0,
         html: args.html.then_some(args.ascii_only),
+        legacy_document: false,
         out: BufWriter::with_capacity(1 << 16, std::io::stdout().lock()),
     };
     let stdin_only = [PathBuf::from("-")];
@@ -200,6 +201,10 @@ struct HitPrinter<W> {
     rejected: u64,
     /// `--html` (with `--ascii-only`'s value): links are printed with their references decoded.
     html: Option<bool>,
+    /// `--html`: the document being printed was decoded from a legacy (non-Unicode) encoding,
+    /// so its text links are keyed with NFC, as its attributes are and as `run --html` keys
+    /// both (the scanner sees the decoded UTF-8 text, so its hits never say so themselves).
+    legacy_document: bool,
     out: W,
 }
 
@@ -245,6 +250,7 @@ fn scan_document<W: Write>(
     open(path)?.read_to_end(&mut bytes).context("cannot read")?;
     let doc = read_document(&bytes, document);
     let scanned = doc.text_links(opts);
+    printer.legacy_document = doc.encoding != encoding_rs::UTF_8;
     let mut result = Ok(());
     doc.in_order(&scanned.hits, opts.ascii_only, |item| {
         if result.is_ok() {
@@ -254,6 +260,7 @@ fn scan_document<W: Write>(
             };
         }
     });
+    printer.legacy_document = false;
     result?;
     let mut stats = scanned.stats;
     stats.malformed_sequences = doc.malformed;
@@ -300,9 +307,8 @@ impl<W: Write> HitPrinter<W> {
                 let keyed = linksieve_iri::web_to_iri(u)
                     .map_err(|e| e.to_string())
                     .and_then(|iri| {
-                        let legacy = doc.encoding != encoding_rs::UTF_8;
                         self.keyer
-                            .key(iri.as_str(), legacy)
+                            .key(iri.as_str(), self.legacy_document)
                             .map_err(|e| e.to_string())
                     });
                 match keyed {
@@ -367,7 +373,7 @@ impl<W: Write> HitPrinter<W> {
                 // a find without a scheme is keyed with its implied one, as in `run`
                 let mut implied = String::new();
                 let text = linksieve_pipeline::keyable(link, h.kind, &mut implied);
-                match self.keyer.key(text, h.from_legacy) {
+                match self.keyer.key(text, h.from_legacy || self.legacy_document) {
                     Ok(key) => {
                         // the original as `run` shows it: as written where JSON escapes were undone
                         let original = h.raw.filter(|_| h.trimmed.json_escapes).unwrap_or(link);

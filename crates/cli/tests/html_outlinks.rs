@@ -176,6 +176,37 @@ fn scan_html_prints_outlinks_and_text_links_in_document_order() {
     assert_eq!(rows[1]["from"], "text");
 }
 
+/// In a page of a legacy encoding, `scan --html --format tsv` keys every link as `run --html`
+/// does: with NFC, text links too (issue 32: `scan` keyed its text links without it, so the two
+/// commands gave two keys for one link). windows-1258 writes "è" as "e" and a combining grave
+/// accent (0xCC), which NFC composes: U+00E8, `%C3%A8` in the key.
+#[test]
+fn scan_html_tsv_keys_as_run_html_in_a_legacy_document() {
+    let dir = tempdir("html-legacy");
+    let page = dir.join("page.html");
+    let mut bytes = b"<meta charset=windows-1258><a href='http://a.example/caf".to_vec();
+    bytes.extend_from_slice(b"e\xcc'>x</a> see http://t.example/caf");
+    bytes.extend_from_slice(b"e\xcc and more\n");
+    std::fs::write(&page, &bytes).expect("page");
+    let page = page.to_str().expect("p");
+    let canonical = |args: &[&str]| -> Vec<String> {
+        let r = linksieve(args, "");
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        r.stdout
+            .lines()
+            .map(|l| l.split('\t').nth(1).expect("canonical").to_owned())
+            .collect()
+    };
+    let run = canonical(&["run", "-q", "--html", "--format", "tsv", page]);
+    let scan = canonical(&["scan", "--html", "--format", "tsv", page]);
+    assert_eq!(
+        run,
+        ["http://a.example/caf%C3%A8", "http://t.example/caf%C3%A8"]
+    );
+    assert_eq!(scan, run);
+    std::fs::remove_dir_all(dir).ok();
+}
+
 #[test]
 fn a_document_too_large_to_read_whole_is_read_as_text_and_counted() {
     let dir = tempdir("html-large");

@@ -36,11 +36,13 @@ fn inputs() -> Vec<PathBuf> {
     v.push(c.join("linux-doc-translations.txt"));
     for dir in ["Big5", "SHIFT_JIS", "windows-1251-russian", "EUC-KR"] {
         let d = c.join("legacy").join(dir);
-        if let Ok(rd) = std::fs::read_dir(&d) {
-            let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-            files.sort();
-            v.extend(files.into_iter().take(3));
-        }
+        // a folder that cannot be listed fails the test (it was skipped without a word)
+        let rd =
+            std::fs::read_dir(&d).unwrap_or_else(|e| panic!("corpus folder {}: {e}", d.display()));
+        let mut files: Vec<PathBuf> = rd.map(|e| e.expect("corpus entry").path()).collect();
+        assert!(!files.is_empty(), "corpus folder {} is empty", d.display());
+        files.sort();
+        v.extend(files.into_iter().take(3));
     }
     for p in &v {
         assert!(p.exists(), "missing corpus file {}", p.display());
