@@ -56,7 +56,7 @@ impl Iterator for Sorted {
         self.pos += (-u.ln() * self.gap) as u128 + 1;
         let fp = Fingerprint(self.pos);
         self.i += 1;
-        if self.i % self.every == 0 {
+        if self.i.is_multiple_of(self.every) {
             self.sample.push(fp);
         }
         Some(fp)

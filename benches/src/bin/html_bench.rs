@@ -72,20 +72,17 @@ fn select(tag: &str, attrs: &[(&str, &str)], base_seen: &mut bool, out: &mut Col
     let get = |n: &str| attrs.iter().find(|a| a.0 == n).map(|a| a.1);
     match tag {
         "base" => {
-            if !*base_seen {
-                if let Some(h) = get("href") {
-                    *base_seen = true;
-                    out.add("base", "href", h.trim_matches(is_ws));
-                }
+            if !*base_seen && let Some(h) = get("href") {
+                *base_seen = true;
+                out.add("base", "href", h.trim_matches(is_ws));
             }
         }
         "meta" => {
-            if get("http-equiv").is_some_and(|e| e.eq_ignore_ascii_case("refresh")) {
-                if let Some(c) = get("content") {
-                    if let Some(r) = refresh_url(c) {
-                        out.add("meta", "content", &c[r]);
-                    }
-                }
+            if get("http-equiv").is_some_and(|e| e.eq_ignore_ascii_case("refresh"))
+                && let Some(c) = get("content")
+                && let Some(r) = refresh_url(c)
+            {
+                out.add("meta", "content", &c[r]);
             }
         }
         _ => {

@@ -534,7 +534,7 @@ fn show_size(n: usize) -> String {
         ("M", 1 << 20),
         ("K", 1 << 10),
     ] {
-        if n >= m && n % m == 0 {
+        if n >= m && n.is_multiple_of(m) {
             return format!("{}{unit}", n / m);
         }
     }

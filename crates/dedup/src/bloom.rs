@@ -124,10 +124,10 @@ impl Stage {
         let n = n.max(1) as f64;
         let mut best: Option<(u64, u32)> = None;
         for k in 1..=MAX_K {
-            if let Some(blocks) = min_blocks(n, k, rate) {
-                if best.is_none_or(|(b, _)| blocks < b) {
-                    best = Some((blocks, k));
-                }
+            if let Some(blocks) = min_blocks(n, k, rate)
+                && best.is_none_or(|(b, _)| blocks < b)
+            {
+                best = Some((blocks, k));
             }
         }
         let Some((blocks, k)) = best else {

@@ -233,11 +233,11 @@ impl Map {
     }
 
     fn push(&mut self, text: u64, src: u64) {
-        if let Some(last) = self.anchors.back_mut() {
-            if last.text == text {
-                last.src = src;
-                return;
-            }
+        if let Some(last) = self.anchors.back_mut()
+            && last.text == text
+        {
+            last.src = src;
+            return;
         }
         self.anchors.push_back(Anchor { text, src });
     }

@@ -245,7 +245,7 @@ pub(super) fn decode_chunk<'a>(
         return Err(corrupt(path, format!("{}: read under run {kno}", name())));
     }
     let n = v.len().saturating_sub(CHUNK_TRAILER) / FP_BYTES;
-    if v.len() % FP_BYTES != 0 || n == 0 || n > CHUNK_FPS {
+    if !v.len().is_multiple_of(FP_BYTES) || n == 0 || n > CHUNK_FPS {
         return Err(corrupt(path, format!("{}: {} bytes", name(), v.len())));
     }
     let body = n * FP_BYTES;
@@ -417,7 +417,7 @@ pub(super) fn encode_tags(tags: &[u32]) -> Vec<u8> {
 }
 
 pub(super) fn decode_tags(path: &Path, v: &[u8]) -> Result<Vec<u32>> {
-    if v.len() % 4 != 0 {
+    if !v.len().is_multiple_of(4) {
         return Err(corrupt(
             path,
             format!("meta discarded_runs: {} bytes", v.len()),

@@ -25,7 +25,7 @@ fn missing(path: &Path, run: &RunInfo, key: u128) -> crate::DedupError {
 
 /// Looks the sorted, unique candidates up in one run, the cheaper way: one pass over its
 /// chunks when the candidates are many for its chunks, else one chunk read for each, found by
-/// the run's fences when this process has them (see [`lookup_fenced`]). A candidate found gets
+/// the run's fences when this process has them (see [`lookup_each`]). A candidate found gets
 /// at least `class` in `status`. Every chunk read is checked.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn lookup_one_run(
@@ -40,10 +40,8 @@ pub(super) fn lookup_one_run(
     let run_chunks = fences.map_or(run.len.div_ceil(WRITE_FPS as u64), |f| f.len() as u64);
     if (cands.len() as u64) * 2 >= run_chunks {
         lookup_dense(path, chunks, run, cands, status, class)
-    } else if let Some(fences) = fences {
-        lookup_fenced(path, chunks, run, fences, cands, status, class)
     } else {
-        lookup_sparse(path, chunks, run, cands, status, class)
+        lookup_each(path, chunks, run, fences, cands, status, class)
     }
 }
 
@@ -122,12 +120,16 @@ fn lookup_dense(
 }
 
 /// Looks each candidate up in one run by reading the one chunk that may hold it: the last
-/// whose key is not above it. That chunk must exist when the candidate is not below the run's
-/// first fingerprint, and the next chunk must start above the candidate (else it was lost).
-fn lookup_sparse(
+/// whose key is not above it. With the run's fences (see [`super::fences`]) that chunk is
+/// named by them and read by its key, and it must name the next fence as its next (else the
+/// run changed under the fences: damage); without them it is the last entry of a range of the
+/// tree, and the next chunk must start above the candidate (else it was lost). Either way the
+/// chunk must exist when the candidate is not below the run's first fingerprint.
+fn lookup_each(
     path: &Path,
     chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
     run: &RunInfo,
+    fences: Option<&[u128]>,
     cands: &[(u128, usize)],
     status: &mut [u8],
     class: u8,
@@ -136,59 +138,40 @@ fn lookup_sparse(
         if status[j] >= class {
             continue;
         }
-        let mut range = chunks.range((run.no, 0u128)..=(run.no, fp)).ctx(path)?;
-        let Some(entry) = range.next_back() else {
-            if fp >= run.first {
-                return Err(missing(path, run, run.first));
+        // the chunk, and with fences the next chunk's first fingerprint they expect
+        let (key, blob, next_fence) = match fences {
+            Some(fences) => {
+                let Some(i) = chunk_of(fences, fp) else {
+                    continue;
+                };
+                let key = (run.no, fences[i]);
+                let blob = chunks
+                    .get(key)
+                    .ctx(path)?
+                    .ok_or_else(|| missing(path, run, fences[i]))?;
+                (key, blob, Some(fences.get(i + 1).copied()))
             }
-            continue;
+            None => {
+                let mut range = chunks.range((run.no, 0u128)..=(run.no, fp)).ctx(path)?;
+                let Some(entry) = range.next_back() else {
+                    if fp >= run.first {
+                        return Err(missing(path, run, run.first));
+                    }
+                    continue;
+                };
+                let (k, blob) = entry.ctx(path)?;
+                let key = k.value();
+                if key.1 > fp {
+                    return Err(corrupt(
+                        path,
+                        format!("run {}, chunk {:#034x}: out of place", run.no, key.1),
+                    ));
+                }
+                (key, blob, None)
+            }
         };
-        let (k, blob) = entry.ctx(path)?;
-        let key = k.value();
-        if key.1 > fp {
-            return Err(corrupt(
-                path,
-                format!("run {}, chunk {:#034x}: out of place", run.no, key.1),
-            ));
-        }
         let chunk = decode_chunk(path, run.no, key, blob.value())?;
-        if let Some(next) = chunk.next.filter(|&next| next <= fp) {
-            return Err(missing(path, run, next));
-        }
-        if chunk.find(fp) {
-            status[j] = class;
-        }
-    }
-    Ok(())
-}
-
-/// Looks each candidate up in one run by its fences (see [`super::fences`]): the one chunk
-/// that may hold it is read by its key. That chunk must be there, and must name as its next the
-/// next fence (else the run changed under the fences: damage).
-#[allow(clippy::too_many_arguments)]
-fn lookup_fenced(
-    path: &Path,
-    chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
-    run: &RunInfo,
-    fences: &[u128],
-    cands: &[(u128, usize)],
-    status: &mut [u8],
-    class: u8,
-) -> Result<()> {
-    for (j, &(fp, _)) in cands.iter().enumerate() {
-        if status[j] >= class {
-            continue;
-        }
-        let Some(i) = chunk_of(fences, fp) else {
-            continue;
-        };
-        let key = (run.no, fences[i]);
-        let blob = chunks
-            .get(key)
-            .ctx(path)?
-            .ok_or_else(|| missing(path, run, fences[i]))?;
-        let chunk = decode_chunk(path, run.no, key, blob.value())?;
-        if chunk.next != fences.get(i + 1).copied() {
+        if next_fence.is_some_and(|want| chunk.next != want) {
             return Err(corrupt(
                 path,
                 format!(
@@ -196,6 +179,9 @@ fn lookup_fenced(
                     run.no, key.1
                 ),
             ));
+        }
+        if let Some(next) = chunk.next.filter(|&next| next <= fp) {
+            return Err(missing(path, run, next));
         }
         if chunk.find(fp) {
             status[j] = class;

@@ -83,10 +83,10 @@ pub(super) fn parse_host(
             return Err(WebError::InvalidHost);
         }
         out.push_str(input);
-        if flags & UPPER != 0 {
-            if let Some(d) = out.get_mut(start..) {
-                d.make_ascii_lowercase();
-            }
+        if flags & UPPER != 0
+            && let Some(d) = out.get_mut(start..)
+        {
+            d.make_ascii_lowercase();
         }
     } else {
         // Steps 4-5: percent-decode, then UTF-8 decode without BOM (invalid bytes become

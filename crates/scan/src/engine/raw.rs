@@ -173,10 +173,10 @@ impl Engine {
             if tight < back && t > abs + tight {
                 let want = t - tight;
                 let lo = (abs + 1).max(want.saturating_sub(SYNC_SCAN));
-                if let Some(y) = self.sync_in(raw, abs, lo, want) {
-                    if span(raw, abs, y, t).is_ascii() {
-                        return Some(y);
-                    }
+                if let Some(y) = self.sync_in(raw, abs, lo, want)
+                    && span(raw, abs, y, t).is_ascii()
+                {
+                    return Some(y);
                 }
             }
         }

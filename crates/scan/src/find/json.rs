@@ -106,12 +106,12 @@ pub(crate) fn raw_offset(raw: &str, n: usize) -> usize {
     let b = raw.as_bytes();
     let (mut i, mut o) = (0, 0);
     while o < n && i < b.len() {
-        if b[i] == b'\\' {
-            if let Ok(Some((c, k))) = escape_at(&b[i..]) {
-                i += k;
-                o += c.len_utf8();
-                continue;
-            }
+        if b[i] == b'\\'
+            && let Ok(Some((c, k))) = escape_at(&b[i..])
+        {
+            i += k;
+            o += c.len_utf8();
+            continue;
         }
         i += 1;
         o += 1;

@@ -69,15 +69,15 @@ impl Ctx<'_> {
         } else {
             s = t;
         }
-        if s < t {
-            if let Some(o) = self.scheme_link(s, t)? {
-                return Ok(o);
-            }
+        if s < t
+            && let Some(o) = self.scheme_link(s, t)?
+        {
+            return Ok(o);
         }
-        if self.opts.schemeless {
-            if let Some(o) = self.ipv6(t)? {
-                return Ok(o);
-            }
+        if self.opts.schemeless
+            && let Some(o) = self.ipv6(t)?
+        {
+            return Ok(o);
         }
         Ok(Outcome::Reject { resume: t + 1 })
     }
@@ -102,12 +102,11 @@ impl Ctx<'_> {
         let scheme = &self.text[s..t];
         let b = self.text.as_bytes();
         // RFC 3986 appendix C: the prefix "URL:" is not part of the URI
-        if scheme.eq_ignore_ascii_case("url") {
-            if let Some((c, _)) = self.peek(t + 1)? {
-                if c == ' ' || c.is_ascii_alphabetic() {
-                    return Ok(None);
-                }
-            }
+        if scheme.eq_ignore_ascii_case("url")
+            && let Some((c, _)) = self.peek(t + 1)?
+            && (c == ' ' || c.is_ascii_alphabetic())
+        {
+            return Ok(None);
         }
         let prefix = self.url_prefix(s);
         let outer = prefix.unwrap_or(s);
@@ -127,10 +126,11 @@ impl Ctx<'_> {
             return Ok(None);
         }
         // (`<…>` wrappers hold links as written in text, not in JSON strings)
-        if angle && escaped.is_none() {
-            if let Some(f) = self.angle(s, t, slashes, prefix.is_some())? {
-                return Ok(Some(Outcome::Hit(f)));
-            }
+        if angle
+            && escaped.is_none()
+            && let Some(f) = self.angle(s, t, slashes, prefix.is_some())?
+        {
+            return Ok(Some(Outcome::Hit(f)));
         }
         // a registered opaque scheme with `//` is read as hierarchical: `news://host/group`
         // (RFC 5538 2.1) beside `news:comp.lang`
@@ -414,10 +414,10 @@ fn check_authority(scheme: &str, auth: &str, followed: bool) -> Option<Option<us
     };
     // RFC 3986 3.2.3: port = *DIGIT, of any value (`linksieve parse` reads it so); whether a
     // port above 65535 has a key is the keying stage's to decide (a counted rejection there)
-    if let Some(p) = port {
-        if !p.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
+    if let Some(p) = port
+        && !p.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
     }
     let Some(host) = host else { return Some(None) };
     if host.is_empty() {

@@ -60,22 +60,22 @@ impl Ctx<'_> {
         }
         let glue = host::leading_glue(&self.text[s..he]);
         let hs = s + glue;
-        if glue == 0 {
-            if let Some((p, q)) = char_before(self.text, s) {
-                if p == '/' {
-                    // protocol-relative `//host`, at the start of a word only
-                    let b = self.text.as_bytes();
-                    let ok = q >= 1
-                        && b[q - 1] == b'/'
-                        && (q < 2
-                            || !(b[q - 2].is_ascii_alphanumeric()
-                                || matches!(b[q - 2], b'/' | b':' | b'.' | b'_')));
-                    if !ok {
-                        return Ok(skip);
-                    }
-                } else if matches!(p, '@' | '#' | '$' | ':' | '&' | '=' | '%' | '+') {
+        if glue == 0
+            && let Some((p, q)) = char_before(self.text, s)
+        {
+            if p == '/' {
+                // protocol-relative `//host`, at the start of a word only
+                let b = self.text.as_bytes();
+                let ok = q >= 1
+                    && b[q - 1] == b'/'
+                    && (q < 2
+                        || !(b[q - 2].is_ascii_alphanumeric()
+                            || matches!(b[q - 2], b'/' | b':' | b'.' | b'_')));
+                if !ok {
                     return Ok(skip);
                 }
+            } else if matches!(p, '@' | '#' | '$' | ':' | '&' | '=' | '%' | '+') {
+                return Ok(skip);
             }
         }
         let first = self.text.as_bytes()[hs];
@@ -151,10 +151,10 @@ impl Ctx<'_> {
                     if port > 65535 {
                         return Ok(skip);
                     }
-                    if let Some((c, _)) = self.peek(j)? {
-                        if c.is_ascii_alphabetic() {
-                            return Ok(skip);
-                        }
+                    if let Some((c, _)) = self.peek(j)?
+                        && c.is_ascii_alphabetic()
+                    {
+                        return Ok(skip);
                     }
                     i = j;
                 }
@@ -235,10 +235,12 @@ impl Ctx<'_> {
             s = p;
         }
         self.work += (t - s) as u64;
-        if let Some((c, _)) = char_before(self.text, s) {
-            if s <= lo && s > self.floor && self.is_local_char(c) {
-                return Ok(reject);
-            }
+        if let Some((c, _)) = char_before(self.text, s)
+            && s <= lo
+            && s > self.floor
+            && self.is_local_char(c)
+        {
+            return Ok(reject);
         }
         let b = self.text.as_bytes();
         // RFC 5321 dot-atom: no leading, trailing or doubled dots
@@ -291,10 +293,10 @@ impl Ctx<'_> {
             match self.peek(end)? {
                 Some(('@' | '/' | '?' | '#', _)) => return Ok(reject),
                 Some((':', _)) => {
-                    if let Some((c, _)) = self.peek(end + 1)? {
-                        if c.is_ascii_digit() {
-                            return Ok(reject);
-                        }
+                    if let Some((c, _)) = self.peek(end + 1)?
+                        && c.is_ascii_digit()
+                    {
+                        return Ok(reject);
                     }
                 }
                 _ => {}

@@ -103,10 +103,10 @@ fn reference(s: &[u8]) -> Option<(usize, Piece)> {
     }
     // the longest name is the whole run with its `;`, or else a name without `;` (all of them
     // short), and then only where no `=` or alphanumeric follows
-    if s.get(1 + run) == Some(&b';') {
-        if let Some(exp) = htmlize::ENTITIES.get(&s[..run + 2]) {
-            return Some((run + 2, expansion(exp)));
-        }
+    if s.get(1 + run) == Some(&b';')
+        && let Some(exp) = htmlize::ENTITIES.get(&s[..run + 2])
+    {
+        return Some((run + 2, expansion(exp)));
     }
     let longest = (run + 1).min(htmlize::BARE_ENTITY_MAX_LENGTH);
     for len in (htmlize::ENTITY_MIN_LENGTH..=longest).rev() {

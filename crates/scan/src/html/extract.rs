@@ -174,12 +174,12 @@ impl Extractor {
     fn meta(&mut self, t: &TagRef<'_>, f: &mut impl FnMut(Outlink<'_>)) {
         let equiv = t.attr("http-equiv").map(|a| self.value(t, a).text);
         let equiv = equiv.as_deref().unwrap_or("");
-        if self.charset.is_none() {
-            if let Some(a) = t.attr("charset") {
-                let v = self.value(t, a);
-                let r = stripped(&v.text);
-                self.declare(&v, r);
-            }
+        if self.charset.is_none()
+            && let Some(a) = t.attr("charset")
+        {
+            let v = self.value(t, a);
+            let r = stripped(&v.text);
+            self.declare(&v, r);
         }
         let refresh = equiv.eq_ignore_ascii_case("refresh");
         let content_type = equiv.eq_ignore_ascii_case("content-type");

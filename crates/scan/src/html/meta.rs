@@ -82,10 +82,10 @@ pub fn refresh_url(content: &str) -> Option<Range<usize>> {
             start = j + 1;
         }
     }
-    if let Some(q) = quote {
-        if let Some(k) = memchr::memchr(q, &s[start..]) {
-            end = start + k;
-        }
+    if let Some(q) = quote
+        && let Some(k) = memchr::memchr(q, &s[start..])
+    {
+        end = start + k;
     }
     while end > start && is_ws(s[end - 1]) {
         end -= 1;

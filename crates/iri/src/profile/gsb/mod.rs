@@ -323,12 +323,11 @@ fn write_ipv6(a: Ipv6Addr, out: &mut Vec<u8>) {
 fn parse_ip_address(host: &[u8], buf: &mut [u8; 15]) -> Option<usize> {
     let mut host = host;
     // The Windows resolver's "10.192.95.89 xy" (only within 15 bytes).
-    if host.len() <= 15 {
-        if let Some(sp) = memchr::memchr(b' ', host) {
-            if dotted_quad_shape(&host[..sp]) {
-                host = &host[..sp];
-            }
-        }
+    if host.len() <= 15
+        && let Some(sp) = memchr::memchr(b' ', host)
+        && dotted_quad_shape(&host[..sp])
+    {
+        host = &host[..sp];
     }
     if !possible_ip(host) {
         return None;

@@ -211,17 +211,18 @@ fn parse(input: &[u8]) -> Result<Handy<'_>, Reject> {
     });
     let mut path = (path_end > path_start).then(|| sub(path_start..path_end));
     let scheme = sub(0..colon);
-    if scheme.starts_with(b"http") && host.is_none() {
-        if let Some(p) = &path {
-            // "http:////www.example.com": the host is the first segment of the path.
-            let t = p.iter().position(|&b| b != b'/').unwrap_or(p.len());
-            let s = memchr::memchr(b'/', &p[t..]).map_or(p.len(), |i| t + i);
-            let h = p[t..s].to_vec();
-            let mut np = b"/".to_vec();
-            np.extend_from_slice(p.get(s + 1..).unwrap_or(&[]));
-            host = Some(Cow::Owned(h));
-            path = Some(Cow::Owned(np));
-        }
+    if scheme.starts_with(b"http")
+        && host.is_none()
+        && let Some(p) = &path
+    {
+        // "http:////www.example.com": the host is the first segment of the path.
+        let t = p.iter().position(|&b| b != b'/').unwrap_or(p.len());
+        let s = memchr::memchr(b'/', &p[t..]).map_or(p.len(), |i| t + i);
+        let h = p[t..s].to_vec();
+        let mut np = b"/".to_vec();
+        np.extend_from_slice(p.get(s + 1..).unwrap_or(&[]));
+        host = Some(Cow::Owned(h));
+        path = Some(Cow::Owned(np));
     }
     Ok(Handy {
         scheme,
@@ -261,10 +262,10 @@ fn google(url: &mut Handy<'_>) {
     }
     if let Some(h) = url.host.take().filter(|h| !h.is_empty()) {
         let mut h = unescape(h);
-        if !h.is_ascii() {
-            if let Some(a) = idna::encode(&idna::decode_ignore(&h)) {
-                h = Cow::Owned(a);
-            }
+        if !h.is_ascii()
+            && let Some(a) = idna::encode(&idna::decode_ignore(&h))
+        {
+            h = Cow::Owned(a);
         }
         if memchr::memmem::find(&h, b"..").is_some() {
             let mut v = Vec::with_capacity(h.len());

@@ -70,11 +70,11 @@ pub(super) fn parse(input: &[u8]) -> Parts<'_> {
     // URL_REGEX: `[a-zA-Z][^:]*:` (the scheme runs to the first colon, whatever it holds),
     // then the pathish up to the first `?` or `#`, the query up to the first `#` after it.
     let mut rest = s;
-    if let (Some(c), Some(i)) = (s.first(), memchr::memchr(b':', s)) {
-        if c.is_ascii_alphabetic() {
-            p.scheme = Some(&s[..i]);
-            rest = &s[i + 1..];
-        }
+    if let (Some(c), Some(i)) = (s.first(), memchr::memchr(b':', s))
+        && c.is_ascii_alphabetic()
+    {
+        p.scheme = Some(&s[..i]);
+        rest = &s[i + 1..];
     }
     let cut = memchr::memchr2(b'?', b'#', rest).unwrap_or(rest.len());
     let pathish = &rest[..cut];

@@ -199,10 +199,10 @@ fn aspx_session(s: &[u8], i: usize) -> Option<usize> {
             && s.get(j + 24) == Some(&b')'))
         .then_some(j + 25)
     };
-    if let Some(j) = id(i + 1) {
-        if s.get(j) == Some(&b'/') {
-            return Some(j + 1 - i);
-        }
+    if let Some(j) = id(i + 1)
+        && s.get(j) == Some(&b'/')
+    {
+        return Some(j + 1 - i);
     }
     let mut j = i + 1;
     let mut reps = 0;

@@ -225,10 +225,10 @@ pub(super) fn resolve_dots(s: Bytes<'_>, special: bool) -> Bytes<'_> {
             Some(two) => {
                 if two {
                     for _ in 0..2 {
-                        if starts.len() > 1 {
-                            if let Some(at) = starts.pop() {
-                                out.truncate(at);
-                            }
+                        if starts.len() > 1
+                            && let Some(at) = starts.pop()
+                        {
+                            out.truncate(at);
                         }
                     }
                 }

@@ -286,15 +286,16 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
     if let Some(last) = b
         .get(n.wrapping_sub(8)..)
         .and_then(<[u8]>::first_chunk::<8>)
+        && k < n
+        && n - k < 8
+        && all_plain(last)
     {
-        if k < n && n - k < 8 && all_plain(last) {
-            let w = u64::from_le_bytes(*last);
-            let dots = (zero_bytes(w ^ SLASHES) << 8) & zero_bytes(w ^ DOTS);
-            if dot || dots != 0 {
-                return path_marked(b, i);
-            }
-            return Some(n);
+        let w = u64::from_le_bytes(*last);
+        let dots = (zero_bytes(w ^ SLASHES) << 8) & zero_bytes(w ^ DOTS);
+        if dot || dots != 0 {
+            return path_marked(b, i);
         }
+        return Some(n);
     }
     let mut slash = carry != 0;
     while k < n {

@@ -95,10 +95,10 @@ impl Tokenizer {
     }
 
     pub(super) fn set_value(&mut self, end: usize) {
-        if let Some(a) = self.attrs.last_mut() {
-            if self.keep {
-                a.value = Some((self.value_start, end));
-            }
+        if let Some(a) = self.attrs.last_mut()
+            && self.keep
+        {
+            a.value = Some((self.value_start, end));
         }
     }
 
