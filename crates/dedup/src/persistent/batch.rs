@@ -54,12 +54,11 @@ impl PersistentSet {
         let mut pending: Vec<(u128, usize)> = Vec::with_capacity(self.sorted.len());
         let mut st: Vec<u8> = Vec::with_capacity(self.sorted.len());
         guarded(&path, "reading", || {
-            if self.reader.is_none() {
-                let txn = self.db().begin_read().ctx(&path)?;
-                self.reader = Some(read_chunks(&path, &txn)?);
-            }
-            let Some(chunks) = &self.reader else {
-                unreachable!("the reader was opened above")
+            // The kept read transaction, or a new one; put back below once the lookups are done
+            // (after an error it is dropped, and the next call opens another).
+            let chunks = match self.reader.take() {
+                Some(chunks) => chunks,
+                None => read_chunks(&path, &self.db().begin_read().ctx(&path)?)?,
             };
             for &r in &order {
                 pending.clear();
@@ -78,11 +77,12 @@ impl PersistentSet {
                 let run = &self.runs[r];
                 let class = self.class(run.tag);
                 let fences = self.fences.of(run.no);
-                lookup_one_run(&path, chunks, run, fences, &pending, &mut st, class)?;
+                lookup_one_run(&path, &chunks, run, fences, &pending, &mut st, class)?;
                 for (&(_, j), &s) in pending.iter().zip(&st) {
                     self.status[j] = s;
                 }
             }
+            self.reader = Some(chunks);
             Ok(())
         })?;
         for (&(v, idx), &st) in self.sorted.iter().zip(&self.status) {
@@ -143,10 +143,11 @@ impl PersistentSet {
 
     /// One write transaction: the fingerprints of `fps` (strictly increasing, else an error and
     /// nothing written) as a new run, then merges, counters and the runs' digest; returns the
-    /// new list of runs, the next run number, the run's length and the new runs' fences. The run's level is 0 and
-    /// the count grows by `added`, or for a `bulk` load the level is `log4` of its length (the
-    /// level a run built by merges of single keys would reach, so that small runs merge among
-    /// themselves long before they merge with it) and the count grows by its length. The
+    /// new list of runs, the next run number, the run's length and the new runs' fences. The
+    /// run's level is 0 and the count grows by `added`, or for a `bulk` load the level is
+    /// `log4` of its length (the level a run built by merges of single keys would reach, so
+    /// that small runs merge among themselves long before they merge with it) and the count
+    /// grows by its length. The
     /// filter is not touched.
     fn write_run(
         &self,

@@ -151,9 +151,9 @@ pub struct PersistentOptions {
     /// What this run's output is: how its keys count if it never finishes.
     pub abandoned: Abandoned,
     /// The database's page cache limit, in bytes (default 256 MiB). The store takes at most
-    /// 1/64 of the bytes its file holds at open (at least 4 MiB) of it: the in-memory filter answers
-    /// for the keys, the cache holds the tree's inner pages, and the system's page cache the
-    /// rest (so the process's memory stays under 2 bytes per stored key).
+    /// 1/64 of the bytes its file holds at open (at least 4 MiB) of it: the in-memory filter
+    /// answers for the keys, the cache holds the tree's inner pages, and the system's page
+    /// cache the rest (so the process's memory stays under 2 bytes per stored key).
     pub cache_bytes: usize,
 }
 
@@ -190,9 +190,9 @@ impl Default for PersistentOptions {
 /// **Store.** One [redb](https://www.redb.org) file holding a log-structured set: immutable
 /// sorted *runs* of fingerprints, each cut in chunks of 248 (3,968 bytes, one 4 KiB page; a
 /// store written before holds chunks of up to 2,000), keyed by (run number, first
-/// fingerprint): about 17 bytes of disk per key. A lookup reads
-/// the one chunk that may hold a candidate in each run, the largest runs first (or makes one
-/// sequential pass over a run when the candidates are many against it). Runs of one level are
+/// fingerprint): about 17 bytes of disk per key. A lookup reads the one chunk that may hold a
+/// candidate in each run, the largest runs first (or makes one sequential pass over a run
+/// when the candidates are many against it). Runs of one level are
 /// merged four at a time (k-way) into a run of the next level, so each fingerprint is
 /// rewritten about `log4(keys / sync)` times and the number of runs stays logarithmic. (A
 /// B-tree keyed by fingerprint, one entry per key or blocks of keys, rewrites every leaf for
