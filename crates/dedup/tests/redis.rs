@@ -178,6 +178,7 @@ fn a_cluster_spreads_the_set_and_answers_the_same() {
 /// synced ones and 50 that another run claimed (`others`), prints READY and waits to be
 /// killed.
 #[test]
+#[ignore = "the child process that the other tests of this file run with --ignored"]
 fn redis_child() {
     let Ok(spec) = std::env::var(CHILD_ENV) else {
         return;
@@ -229,7 +230,13 @@ fn claim_others(url: &str, seed: u64) {
 
 fn spawn_child(spec: &str) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
-        .args(["redis_child", "--exact", "--nocapture", "--test-threads=1"])
+        .args([
+            "redis_child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD_ENV, spec)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -83,6 +83,7 @@ fn certificates(dir: &Path) {
 
 /// The child: opens the URL and inserts, with the CA trusted by the parent's environment.
 #[test]
+#[ignore = "the child process that the other tests of this file run with --ignored"]
 fn tls_child() {
     let Ok(url) = std::env::var(CHILD_ENV) else {
         return;
@@ -123,7 +124,13 @@ fn rediss_connects_with_a_trusted_certificate_only() {
     ]);
     let url = format!("rediss://127.0.0.1:{tls_port}/0?prefix=tls");
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["tls_child", "--exact", "--nocapture", "--test-threads=1"])
+        .args([
+            "tls_child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD_ENV, &url)
         .env("SSL_CERT_FILE", file("ca.pem"))
         .output()
