@@ -49,6 +49,23 @@ def test_jobdir_crawl_killed_then_resumed_fetches_every_page(tmp_path, serve, pr
         assert not missing, f"killed after {after} requests: {len(missing)} pages never fetched"
 
 
+def test_a_queue_file_cut_by_a_kill_is_set_aside(tmp_path, serve, procs):
+    """A kill right after Scrapy made a disk queue file leaves it empty (its header was still
+    in Python's buffer) and no ``active.json``: the resumed crawl reopens that file at its first
+    push and stops (``struct.error``), one page fetched. The DupeFilter moves the queue aside,
+    and the crawl fetches every page. (This is how the kill test above failed at random.)"""
+    jobdir = tmp_path / "job"
+    slot = jobdir / "requests.queue" / "site.example-6ce193fac58af5db55b9ccb731d93e41"
+    slot.mkdir(parents=True)
+    (slot / "0").write_bytes(b"")
+    server = serve()
+    crawl = Crawl(tmp_path / "crawl", server, "resumed", [*LINKSIEVE, f"JOBDIR={jobdir}"])
+    crawl.run(procs)
+    assert set(server.pages()) == set(SITE), crawl.log()[-3000:]
+    assert (jobdir / "requests.queue.unclean-0" / slot.name / "0").exists()
+    assert "did not close" in crawl.log()
+
+
 @pytest.mark.parametrize("kind", ["memory", "approx"])
 def test_a_kind_that_keeps_nothing_under_jobdir_is_a_warning(tmp_path, caplog, kind):
     from linksieve.scrapy import DupeFilter

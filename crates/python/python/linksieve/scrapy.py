@@ -178,6 +178,37 @@ def _fsync_tree(folder: str) -> None:
                 os.close(fd)
 
 
+def _set_aside_unclean_queue(jobdir: str, logger: logging.Logger) -> None:
+    """Moves aside ``JOBDIR/requests.queue`` when a crawl left it without ``active.json``
+    (Scrapy writes that file only at a clean close, so the crawl was killed).
+
+    Scrapy starts such a crawl over without that queue's state, but reopens its files when it
+    pushes at the same slot and priority. A file the kill cut (its 4-byte header still in
+    Python's buffer) then stops the resumed crawl with ``struct.error`` after its first
+    request. The persistent store counts that crawl's requests as new again, so the resumed
+    crawl finds them from its start requests. The folder is renamed
+    (``requests.queue.unclean-N``), never deleted.
+    """
+    queue = os.path.join(jobdir, "requests.queue")
+    if not os.path.isdir(queue) or os.path.exists(os.path.join(queue, "active.json")):
+        return
+    if not os.listdir(queue):
+        return
+    n = 0
+    while os.path.exists(f"{queue}.unclean-{n}"):
+        n += 1
+    aside = f"{queue}.unclean-{n}"
+    os.rename(queue, aside)
+    os.makedirs(queue)
+    logger.warning(
+        "linksieve: %s was left by a crawl that did not close (no active.json): moved to %s;"
+        " the crawl starts over from its start requests, and the store counts that crawl's"
+        " requests as new",
+        queue,
+        aside,
+    )
+
+
 class DupeFilter:
     """``request_seen`` through a :class:`linksieve.SeenSet` of request fingerprints.
 
@@ -227,6 +258,8 @@ class DupeFilter:
             self.seen = linksieve.SeenSet(
                 "persistent", store, namespace=namespace, commit=COMMIT_KEYS, abandoned="new"
             )
+            # after the store opened (a JOBDIR in use by another crawl is refused before this)
+            _set_aside_unclean_queue(path, self.logger)
         elif kind == "redis":
             if not redis_url:
                 raise ValueError("DupeFilter: kind 'redis' needs LINKSIEVE_REDIS_URL")
