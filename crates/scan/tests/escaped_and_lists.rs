@@ -58,6 +58,23 @@ fn json_escaped_slashes_are_undone() {
     assert_eq!(hits[0].trimmed.tags(), ["quote", "json_escapes"]);
 }
 
+/// A JSON-escaped link whose scheme ends in a digit, `+`, `-` or `.` (`s3:\/\/`) is found
+/// wherever it lies: the block search of triggers let its `:` through only in the last 66 bytes
+/// of a text (the fuzz target `differential` found it: two lines, one link kept).
+#[test]
+fn json_escaped_links_after_any_scheme_byte_are_found_in_long_texts() {
+    for scheme in ["s3", "svn+ssh", "x-y", "htt.", "http"] {
+        let line = format!(r#"{{"u":"{scheme}:\/\/b.example\/k"}}"#);
+        let text = format!("{line}\n").repeat(20);
+        let got = links(&text);
+        assert_eq!(got.len(), 20, "{scheme}: {got:?}");
+        assert!(
+            got.iter().all(|l| *l == format!("{scheme}://b.example/k")),
+            "{got:?}"
+        );
+    }
+}
+
 #[test]
 fn json_unicode_escapes_are_undone() {
     // `\u0026` in an otherwise plain link: not cut at the backslash
