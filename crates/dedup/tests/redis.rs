@@ -60,6 +60,7 @@ fn insert_checked(set: &mut RedisSet, fps: &[Fingerprint], oracle: &mut HashSet<
 }
 
 #[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
 fn answers_match_a_set_and_the_server() {
     let server = Server::start();
     let url = server.url("prefix=t1&expect=100000");
@@ -100,6 +101,7 @@ fn answers_match_a_set_and_the_server() {
 }
 
 #[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
 fn a_wrong_identity_or_layout_is_refused() {
     let server = Server::start();
     let url = server.url("prefix=t2");
@@ -135,6 +137,7 @@ fn a_wrong_identity_or_layout_is_refused() {
 }
 
 #[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
 fn a_cluster_spreads_the_set_and_answers_the_same() {
     let cluster = Cluster::start();
     let url = cluster.url("prefix=t3&expect=100000");
@@ -245,6 +248,7 @@ fn spawn_child(spec: &str) -> std::process::Child {
 }
 
 #[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
 fn four_processes_answer_each_key_new_exactly_once() {
     let server = Server::start();
     let url = server.url("prefix=t4&expect=10000");
@@ -290,6 +294,7 @@ fn killed_holder(url: &str, seed: u64) {
 }
 
 #[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
 fn a_process_killed_before_sync_loses_nothing() {
     let server = Server::start();
     let fps = distinct(7, 2_000);
@@ -333,6 +338,7 @@ fn a_process_killed_before_sync_loses_nothing() {
 }
 
 #[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
 fn a_server_killed_and_restarted_is_an_error_then_nothing_is_lost() {
     let mut server = Server::start_with(&["--appendonly", "yes", "--appendfsync", "always"]);
     let url = server.url("prefix=t7&lease=1s&timeout=2s&connect_timeout=1s");
@@ -368,6 +374,7 @@ fn a_server_killed_and_restarted_is_an_error_then_nothing_is_lost() {
 }
 
 #[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
 fn a_stalled_server_times_out() {
     let server = Server::start();
     let mut set = RedisSet::open(&server.url("prefix=t8&timeout=300ms"), ID).unwrap();
@@ -383,6 +390,7 @@ fn a_stalled_server_times_out() {
 }
 
 #[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
 fn sync_on_next_call_records_only_answers_already_returned() {
     let server = Server::start();
     let url = server.url("prefix=t9&lease=1s");
@@ -409,6 +417,7 @@ fn sync_on_next_call_records_only_answers_already_returned() {
 
 #[cfg(not(feature = "redis-tls"))]
 #[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
 fn rediss_without_the_tls_feature_is_a_clear_error() {
     let server = Server::start();
     let e = RedisSet::open(&format!("rediss://127.0.0.1:{}/0", server.port), ID)

@@ -89,6 +89,7 @@ fn reference(files: &[PathBuf], opts: &RunOptions) -> (String, u64) {
 }
 
 #[test]
+#[ignore = "needs the real corpora (LINKSIEVE_CORPORA): scripts/test.sh runs it"]
 fn keys_equal_the_reference_for_every_thread_count_and_chunk_size() {
     let files = inputs();
     let base = RunOptions::default();
@@ -137,6 +138,7 @@ fn each_chunking(
 /// offsets and order are those of the whole input for every thread count and chunk size, whether
 /// the file is read in ranges by the workers (plain files) or streamed by the reader (compressed input).
 #[test]
+#[ignore = "needs the real corpora (LINKSIEVE_CORPORA): scripts/test.sh runs it"]
 fn lines_and_offsets_are_those_of_the_whole_input_for_every_chunking() {
     let files = inputs();
     let base = RunOptions {
@@ -223,6 +225,7 @@ fn lines_and_offsets_are_those_of_the_whole_input_for_every_chunking() {
 /// count a chunk's exact repeats without keying them again; the sink adds them to the string
 /// rung), and the counts equal the reference's.
 #[test]
+#[ignore = "needs the real corpora (LINKSIEVE_CORPORA): scripts/test.sh runs it"]
 fn counts_and_rungs_are_the_same_for_every_chunking() {
     let files = inputs();
     let base = RunOptions {
@@ -272,6 +275,7 @@ fn counts_and_rungs_are_the_same_for_every_chunking() {
 /// a decoder of the whole input counts, for every chunking (workers validate UTF-8 chunks in
 /// place instead of decoding them).
 #[test]
+#[ignore = "needs the real corpora (LINKSIEVE_CORPORA): scripts/test.sh runs it"]
 fn malformed_utf8_is_counted_exactly_for_every_chunking() {
     let files = inputs();
     let utf8 = linksieve_scan::EncodingChoice::Fixed(encoding_rs::UTF_8);
@@ -314,6 +318,7 @@ fn first_diff(a: &str, b: &str) -> String {
 }
 
 #[test]
+#[ignore = "needs the real corpora (LINKSIEVE_CORPORA): scripts/test.sh runs it"]
 fn spill_with_a_tiny_budget_equals_memory() {
     let files = inputs();
     let opts = RunOptions {
@@ -336,6 +341,7 @@ fn spill_with_a_tiny_budget_equals_memory() {
 }
 
 #[test]
+#[ignore = "needs the real corpora (LINKSIEVE_CORPORA): scripts/test.sh runs it"]
 fn persistent_seen_set_writes_each_key_once_across_runs() {
     let files = inputs();
     let (a, b) = files.split_at(files.len() / 2);

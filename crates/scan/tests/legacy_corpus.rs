@@ -104,6 +104,7 @@ fn check_links(path: &Path, how: &str, hits: &[Hit], bad: &mut Vec<String>) -> (
 }
 
 #[test]
+#[ignore = "needs the real corpora (LINKSIEVE_CORPORA): scripts/test.sh runs it"]
 fn legacy_corpus() {
     use unicode_normalization::UnicodeNormalization;
     let root = corpora().join("legacy");
