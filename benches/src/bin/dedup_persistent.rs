@@ -33,6 +33,7 @@ fn main() {
     }
     let path = dir.join(format!("linksieve-dedup-bench-{}.redb", std::process::id()));
     let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_dir_all(PersistentSet::runs_folder(&path));
     let id = StoreIdentity::new("scheme uri 0");
     let mut set = PersistentSet::open(&path, &id, PersistentOptions::default()).expect("open");
     let mut st = 1u64;
@@ -120,4 +121,5 @@ fn main() {
     );
     drop(set);
     let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_dir_all(PersistentSet::runs_folder(&path));
 }

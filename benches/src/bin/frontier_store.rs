@@ -74,14 +74,29 @@ fn rss_bytes() -> u64 {
         .map_or(0, |kib| kib * 1024)
 }
 
-/// The files' lengths, and the disk blocks they hold (redb grows its file by doubling, up to
-/// 4 GiB, with a sparse tail).
+/// The files' lengths, and the disk blocks they hold (redb grows its file by doubling, with a
+/// sparse tail).
 fn file_bytes(paths: &[PathBuf]) -> (u64, u64) {
     use std::os::unix::fs::MetadataExt;
     paths
         .iter()
         .filter_map(|p| std::fs::metadata(p).ok())
         .fold((0, 0), |(l, b), m| (l + m.len(), b + m.blocks() * 512))
+}
+
+/// The files of a persistent store: its database file and its run files.
+fn store_paths(path: &Path) -> Vec<PathBuf> {
+    let mut out = vec![path.to_path_buf()];
+    if let Ok(rd) = std::fs::read_dir(PersistentSet::runs_folder(path)) {
+        out.extend(rd.filter_map(|e| e.ok()).map(|e| e.path()));
+    }
+    out
+}
+
+/// Removes a persistent store: its file and its folder of runs.
+fn remove_store(path: &Path) {
+    let _ = std::fs::remove_file(path);
+    let _ = std::fs::remove_dir_all(PersistentSet::runs_folder(path));
 }
 
 /// The keys of one call: `size` keys, each with probability `known` drawn from the sample of
@@ -234,14 +249,14 @@ fn run_linksieve(path: &Path, n: u64, requests: usize, batches: usize, keep: boo
         for _ in stream.by_ref() {}
         println!("reused the store at {}", path.display());
     } else {
-        let _ = std::fs::remove_file(path);
+        remove_store(path);
         let mut set = PersistentSet::open(path, &id, PersistentOptions::default()).expect("open");
         let t = Instant::now();
         let loaded = set.bulk_load(stream.by_ref()).expect("bulk load");
         let secs = t.elapsed().as_secs_f64();
-        let (disk, used) = file_bytes(&[path.to_path_buf()]);
+        let (disk, used) = file_bytes(&store_paths(path));
         println!(
-            "fill (bulk_load): {loaded} keys in {secs:.1} s = {:.0} keys/s; file {disk} B, \
+            "fill (bulk_load): {loaded} keys in {secs:.1} s = {:.0} keys/s; files {disk} B, \
              allocated {used} B = {:.2} B/key",
             loaded as f64 / secs,
             used as f64 / loaded as f64
@@ -319,10 +334,10 @@ fn run_linksieve(path: &Path, n: u64, requests: usize, batches: usize, keep: boo
         }
     }
     let len = set.len();
-    let (disk, used) = file_bytes(&[path.to_path_buf()]);
+    let (disk, used) = file_bytes(&store_paths(path));
     let rss = rss_bytes();
     println!(
-        "store: {len} keys, {} runs; file {disk} B = {:.2} B/key, allocated {used} B = {:.2} \
+        "store: {len} keys, {} runs; files (database and runs) {disk} B = {:.2} B/key, allocated {used} B = {:.2} \
          B/key; RSS {rss} B = {:.3} B/key; memory_bytes {} (filter and buffers plus the cache \
          limit or file size)",
         set.runs(),
@@ -333,7 +348,7 @@ fn run_linksieve(path: &Path, n: u64, requests: usize, batches: usize, keep: boo
     );
     set.finish().expect("finish");
     if !keep {
-        let _ = std::fs::remove_file(path);
+        remove_store(path);
     }
 }
 

@@ -350,6 +350,26 @@ fn check_paths(io: &IoArgs, seen: Option<&Path>) -> Result<()> {
             store.display()
         );
     }
+    if let Some(store) = seen {
+        // a file in the store's folder of runs would replace one of its runs
+        let folder = linksieve_dedup::PersistentSet::runs_folder(store);
+        for (flag, p) in [
+            ("--out", io.out.as_deref()),
+            ("--stats", io.stats.as_deref()),
+        ] {
+            if let Some(p) = p
+                && let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty())
+                && same_file(dir, &folder)
+            {
+                bail!(
+                    "{flag} {} is in the folder of the --seen store's runs ({}): it would \
+                     replace part of the store",
+                    p.display(),
+                    folder.display()
+                );
+            }
+        }
+    }
     let named = [
         ("--out", io.out.as_deref()),
         ("--stats", io.stats.as_deref()),

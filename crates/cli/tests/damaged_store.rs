@@ -5,8 +5,45 @@
 mod common;
 
 use common::tempdir;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+/// The folder of run files beside a store (format 5: `<store>.runs`).
+fn runs_dir(store: &Path) -> PathBuf {
+    let mut name = store.as_os_str().to_owned();
+    name.push(".runs");
+    PathBuf::from(name)
+}
+
+/// The files of a store: its database file first, then its run files (by name).
+fn store_files(store: &Path) -> Vec<PathBuf> {
+    let mut runs: Vec<PathBuf> = std::fs::read_dir(runs_dir(store))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    runs.sort();
+    assert!(!runs.is_empty(), "a store with keys has run files");
+    std::iter::once(store.to_path_buf()).chain(runs).collect()
+}
+
+/// Copies a store (its file and its folder of runs) to `to`, replacing what is there.
+fn copy_store(from: &Path, to: &Path) {
+    std::fs::copy(from, to).unwrap();
+    let dir = runs_dir(to);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in &store_files(from)[1..] {
+        std::fs::copy(f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+}
+
+/// The copy at `to` of a file of the store at `from` (`store_files(from)[i]`).
+fn copied(from: &Path, to: &Path, i: usize) -> PathBuf {
+    if i == 0 {
+        return to.to_path_buf();
+    }
+    runs_dir(to).join(store_files(from)[i].file_name().unwrap())
+}
 
 fn run(args: &[&str], store: &Path, input: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_linksieve"))
@@ -30,32 +67,39 @@ fn a_truncated_store_is_an_error_of_its_own() {
     let good = d.join("good.db");
     let first = run(&[], &good, &input);
     assert_eq!(first.status.code(), Some(0));
-    let len = std::fs::metadata(&good).unwrap().len();
-    for cut in [4096, 16 << 10, len / 3, len / 2, len - 4096] {
-        let damaged = d.join(format!("cut-{cut}.db"));
-        std::fs::copy(&good, &damaged).unwrap();
+    // the database file and the first run file, each cut at several lengths
+    let mut cuts = Vec::new();
+    for (i, file) in store_files(&good).iter().enumerate().take(2) {
+        let len = std::fs::metadata(file).unwrap().len();
+        for cut in [0, 4096, 16 << 10, len / 3, len / 2, len - 4096, len - 1] {
+            if cut < len {
+                cuts.push((i, cut));
+            }
+        }
+    }
+    assert!(cuts.iter().any(|c| c.0 == 1), "{cuts:?}");
+    for (i, cut) in cuts {
+        let damaged = d.join(format!("cut-{i}-{cut}.db"));
+        copy_store(&good, &damaged);
         std::fs::OpenOptions::new()
             .write(true)
-            .open(&damaged)
+            .open(copied(&good, &damaged, i))
             .unwrap()
             .set_len(cut)
             .unwrap();
+        let case = format!("file {i} cut at {cut}");
         let out = run(&[], &damaged, &input);
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_ne!(
-            out.status.code(),
-            Some(101),
-            "cut at {cut}: panicked: {err}"
-        );
-        assert!(!err.contains("panicked"), "cut at {cut}: {err}");
+        assert_ne!(out.status.code(), Some(101), "{case}: panicked: {err}");
+        assert!(!err.contains("panicked"), "{case}: {err}");
         match out.status.code() {
-            Some(4) => assert!(err.contains("damaged"), "cut at {cut}: {err}"),
+            Some(4) => assert!(err.contains("damaged"), "{case}: {err}"),
             Some(0) => assert!(
                 out.stdout.is_empty(),
-                "cut at {cut}: opened and re-emitted {} bytes of stored keys",
+                "{case}: opened and re-emitted {} bytes of stored keys",
                 out.stdout.len()
             ),
-            c => panic!("cut at {cut}: status {c:?}: {err}"),
+            c => panic!("{case}: status {c:?}: {err}"),
         }
     }
 }
@@ -118,7 +162,8 @@ fn flipped_run(store: &Path, input: &Path, out: &Path) -> Result<bool, (Broken, 
 }
 
 /// Issue #18 item 15: one byte of a store flipped (XOR 0x01 and XOR 0xFF) at a pseudo-random
-/// offset of many of its 4 KiB pages, then a rerun over the input that made it. Every outcome
+/// offset of many of its 4 KiB pages (of its database file and its run files), then a rerun
+/// over the input that made it. Every outcome
 /// must be status 4 with "damaged" or status 0 writing nothing (the byte was not in use):
 /// never a panic, never a stored key written again. By default about 110 offsets: 12 in the
 /// header, then 108 draws (with a fixed seed) among the pages that are not all zero;
@@ -135,7 +180,11 @@ fn a_flipped_byte_is_found_or_harmless() {
     let good = d.join("good.db");
     let first = run(&[], &good, &input);
     assert_eq!(first.status.code(), Some(0));
-    let bytes = std::fs::read(&good).unwrap();
+    // the database file, then the run files: (file, its bytes)
+    let files: Vec<Vec<u8>> = store_files(&good)
+        .iter()
+        .map(|f| std::fs::read(f).unwrap())
+        .collect();
     let mut st = std::env::var("LINKSIEVE_FLIP_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -146,45 +195,59 @@ fn a_flipped_byte_is_found_or_harmless() {
             .wrapping_add(1442695040888963407);
         ((st >> 33) % n as u64) as usize
     };
-    let pages: Vec<usize> = (1..bytes.len() / 4096)
-        .filter(|&p| bytes[p * 4096..(p + 1) * 4096].iter().any(|&b| b != 0))
+    // (file, page) of every page not all zero (the database file's header page apart)
+    let pages: Vec<(usize, usize)> = files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, bytes)| {
+            (usize::from(i == 0)..bytes.len() / 4096)
+                .filter(move |&p| bytes[p * 4096..(p + 1) * 4096].iter().any(|&b| b != 0))
+                .map(move |p| (i, p))
+        })
         .collect();
+    assert!(pages.iter().any(|p| p.0 > 0), "run files' pages are drawn");
     // The header (its magic, god byte, layout and both commit slots) and the first page's rest.
-    let mut offsets: Vec<usize> = vec![9, 10, 12, 20, 40, 64, 70, 100, 140, 200, 300, 600];
+    let mut offsets: Vec<(usize, usize)> = [9, 10, 12, 20, 40, 64, 70, 100, 140, 200, 300, 600]
+        .iter()
+        .map(|&o| (0, o))
+        .collect();
     let all = std::env::var_os("LINKSIEVE_FLIP_ALL").is_some();
-    let mut chosen: Vec<usize> = if all {
+    let mut chosen: Vec<(usize, usize)> = if all {
         pages.clone()
     } else {
         (0..108).map(|_| pages[rand(pages.len())]).collect()
     };
     chosen.sort_unstable();
     chosen.dedup();
-    offsets.extend(chosen.iter().map(|&p| p * 4096 + rand(4096)));
-    let cases: Vec<(usize, u8)> = offsets
+    offsets.extend(chosen.iter().map(|&(i, p)| (i, p * 4096 + rand(4096))));
+    let cases: Vec<(usize, usize, u8)> = offsets
         .iter()
-        .flat_map(|&o| [(o, 0x01u8), (o, 0xFF)])
+        .flat_map(|&(i, o)| [(i, o, 0x01u8), (i, o, 0xFF)])
         .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let broken = std::sync::Mutex::new(Vec::new());
     let found = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
         for w in 0..4 {
-            let (cases, next, broken, found, bytes, d, input) =
-                (&cases, &next, &broken, &found, &bytes, &d, &input);
+            let (cases, next, broken, found, files, d, input, good) =
+                (&cases, &next, &broken, &found, &files, &d, &input, &good);
             s.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(&(at, x)) = cases.get(i) else { break };
-                    let mut copy = bytes.clone();
-                    copy[at] ^= x;
+                    let Some(&(file, at, x)) = cases.get(i) else {
+                        break;
+                    };
                     let store = d.join(format!("w{w}.db"));
-                    std::fs::write(&store, &copy).unwrap();
+                    copy_store(good, &store);
+                    let mut copy = files[file].clone();
+                    copy[at] ^= x;
+                    std::fs::write(copied(good, &store, file), &copy).unwrap();
                     match flipped_run(&store, input, &d.join(format!("w{w}"))) {
                         Ok(true) => {
                             found.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         }
                         Ok(false) => {}
-                        Err((kind, why)) => broken.lock().unwrap().push((kind, at, x, why)),
+                        Err((kind, why)) => broken.lock().unwrap().push((kind, file, at, x, why)),
                     }
                 }
             });
@@ -215,7 +278,7 @@ fn a_flipped_byte_is_found_or_harmless() {
         count(Broken::Other),
         broken
             .iter()
-            .map(|(k, at, x, why)| format!("{k:?} at {at} ^{x:#04x}: {why}"))
+            .map(|(k, file, at, x, why)| format!("{k:?} in file {file} at {at} ^{x:#04x}: {why}"))
             .collect::<Vec<_>>()
             .join("\n")
     );
@@ -230,10 +293,14 @@ fn out_on_the_store_is_a_usage_error() {
     let store = d.join("s.db");
     assert_eq!(run(&[], &store, &input).status.code(), Some(0));
     let before = std::fs::read(&store).unwrap();
+    let runs_before = std::fs::read(runs_dir(&store).join("run-1")).unwrap();
     let link = d.join("link.db");
     #[cfg(unix)]
     std::os::unix::fs::symlink(&store, &link).unwrap();
-    for out in [&store, &link] {
+    // the store's file, a link to it, and a file in its folder of runs
+    let in_runs = runs_dir(&store).join("run-1");
+    let in_runs_new = runs_dir(&store).join("new.txt");
+    for out in [&store, &link, &in_runs, &in_runs_new] {
         let o = run(&["--out", out.to_str().unwrap()], &store, &input);
         assert_eq!(
             o.status.code(),
@@ -247,6 +314,8 @@ fn out_on_the_store_is_a_usage_error() {
         before,
         "the store is untouched"
     );
+    assert_eq!(std::fs::read(&in_runs).unwrap(), runs_before, "its run too");
+    assert!(!in_runs_new.exists());
 }
 
 #[test]

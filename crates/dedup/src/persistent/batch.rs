@@ -2,20 +2,20 @@
 //! unsynced keys as a new run (`sync`), and loading a sorted stream as one run (`bulk_load`).
 
 use super::filter::StoreFilter;
-use super::format::{
-    CHUNKS, META, RUNS, RunInfo, StoreCtx, guarded, meta_put, read_chunks, runs_digest,
-};
+use super::format::{META, RUNS, RunInfo, StoreCtx, guarded, meta_put, runs_digest};
 use super::runs::{RunWriter, lookup_one_run, merge_levels};
 use super::{ABSENT, PersistentSet, SEEN};
 use crate::{DedupError, Fingerprint, Result};
 
-/// What a committed write of a run left: the runs, the next run number, the new run's length
-/// and the fences of the runs it wrote (merged ones included).
+/// What a committed write of a run left: the runs, the next run number, the new run's length,
+/// the fences of the runs it wrote (merged ones included) and the runs merged away (whose
+/// files are to be removed).
 pub(super) struct Written {
     runs: Vec<RunInfo>,
     next_no: u64,
     len: u64,
     fences: Vec<(u64, Vec<u128>)>,
+    merged_away: Vec<u64>,
 }
 
 impl PersistentSet {
@@ -45,52 +45,52 @@ impl PersistentSet {
         self.sorted.dedup_by_key(|e| e.0);
         self.status.clear();
         self.status.resize(self.sorted.len(), ABSENT);
-        // The largest runs first: they hold most keys, and a key found seen is not looked up
-        // again in the other runs.
-        let mut order: Vec<usize> = (0..self.runs.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(self.runs[i].len));
-        let path = self.path.clone();
-        // The candidates not yet seen: (fingerprint, position in `sorted`), and their status.
-        let mut pending: Vec<(u128, usize)> = Vec::with_capacity(self.sorted.len());
-        let mut st: Vec<u8> = Vec::with_capacity(self.sorted.len());
-        guarded(&path, "reading", || {
-            // The kept read transaction, or a new one; put back below once the lookups are done
-            // (after an error it is dropped, and the next call opens another).
-            let chunks = match self.reader.take() {
-                Some(chunks) => chunks,
-                None => read_chunks(&path, &self.db().begin_read().ctx(&path)?)?,
-            };
-            for &r in &order {
-                pending.clear();
-                pending.extend(
-                    self.sorted
-                        .iter()
-                        .enumerate()
-                        .filter(|&(j, _)| self.status[j] != SEEN)
-                        .map(|(j, &(v, _))| (v, j)),
-                );
-                if pending.is_empty() {
-                    break;
-                }
-                st.clear();
-                st.extend(pending.iter().map(|&(_, j)| self.status[j]));
-                let run = &self.runs[r];
-                let class = self.class(run.tag);
-                let fences = self.fences.of(run.no);
-                lookup_one_run(&path, &chunks, run, fences, &pending, &mut st, class)?;
-                for (&(_, j), &s) in pending.iter().zip(&st) {
-                    self.status[j] = s;
-                }
-            }
-            self.reader = Some(chunks);
-            Ok(())
-        })?;
+        // The largest runs first (`by_size`): they hold most keys, and a key found seen is not
+        // looked up again in the other runs. The candidates not yet seen: (fingerprint,
+        // position in `sorted`), and their status (buffers kept from call to call).
+        let mut pending = std::mem::take(&mut self.pending);
+        let mut st = std::mem::take(&mut self.pending_status);
+        let looked = self.look_up_pending(&mut pending, &mut st);
+        (self.pending, self.pending_status) = (pending, st);
+        looked?;
         for (&(v, idx), &st) in self.sorted.iter().zip(&self.status) {
             // A key only in discarded runs was never in an output that was kept.
             if st != SEEN {
                 new[idx] = true;
                 self.unsynced.insert(v);
                 self.unsynced_added += u64::from(st == ABSENT);
+            }
+        }
+        Ok(())
+    }
+
+    /// Looks the candidates of `sorted` up in the runs, the largest first, until each is seen
+    /// or every run was read; their answers go to `status`.
+    fn look_up_pending(
+        &mut self,
+        pending: &mut Vec<(u128, usize)>,
+        st: &mut Vec<u8>,
+    ) -> Result<()> {
+        for &r in &self.by_size {
+            pending.clear();
+            pending.extend(
+                self.sorted
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| self.status[j] != SEEN)
+                    .map(|(j, &(v, _))| (v, j)),
+            );
+            if pending.is_empty() {
+                break;
+            }
+            st.clear();
+            st.extend(pending.iter().map(|&(_, j)| self.status[j]));
+            let run = &self.runs[r];
+            let class = self.class(run.tag);
+            let fences = self.fences.of(run.no);
+            lookup_one_run(&self.path, &self.files, run, fences, pending, st, class)?;
+            for (&(_, j), &s) in pending.iter().zip(st.iter()) {
+                self.status[j] = s;
             }
         }
         Ok(())
@@ -106,13 +106,11 @@ impl PersistentSet {
         fresh.sort_unstable();
         let added = self.unsynced_added;
         let path = self.path.clone();
-        // The write frees pages that a read transaction still open would keep from reuse.
-        self.reader = None;
         let written = guarded(&path, "recording keys", || {
             self.write_run(false, fresh.iter().map(|&v| Ok(v)), added)
         })?;
         self.len += added;
-        self.adopt(written);
+        self.adopt(written)?;
         self.unsynced.clear();
         self.unsynced_added = 0;
         for &v in &fresh {
@@ -126,93 +124,122 @@ impl PersistentSet {
     fn refresh_filter(&mut self) -> Result<()> {
         if self.filter.outgrown(self.len) {
             (self.filter, self.fences) =
-                StoreFilter::build(&self.path, self.db(), &self.runs, self.len)?;
+                StoreFilter::build(&self.path, &self.files, &self.runs, self.len)?;
         }
         Ok(())
     }
 
-    /// Takes the runs a committed write left, and their fences.
-    fn adopt(&mut self, written: Written) {
+    /// Takes the runs a committed write left, their fences and their files, and removes the
+    /// files of the runs merged away.
+    fn adopt(&mut self, written: Written) -> Result<()> {
         self.runs = written.runs;
         self.next_no = written.next_no;
         for (no, firsts) in written.fences {
             self.fences.insert(no, firsts);
         }
         self.fences.retain(&self.runs);
+        self.files.remove(written.merged_away);
+        self.by_size = super::runs_by_size(&self.runs);
+        self.files.adopt(&self.runs)
     }
 
-    /// One write transaction: the fingerprints of `fps` (strictly increasing, else an error and
-    /// nothing written) as a new run, then merges, counters and the runs' digest; returns the
-    /// new list of runs, the next run number, the run's length and the new runs' fences. The
-    /// run's level is 0 and the count grows by `added`, or for a `bulk` load the level is
-    /// `log4` of its length (the level a run built by merges of single keys would reach, so
-    /// that small runs merge among themselves long before they merge with it) and the count
-    /// grows by its length. The
-    /// filter is not touched.
+    /// Writes the fingerprints of `fps` (strictly increasing, else an error and nothing
+    /// recorded) as a new run, then merges, each in a file of its own, synced; then one write
+    /// transaction lists the new runs (without the runs merged away) with the counters and the
+    /// runs' digest. Returns the new list of runs, the next run number, the run's length, the
+    /// new runs' fences and the runs merged away. The run's level is 0 and the count grows by
+    /// `added`, or for a `bulk` load the level is `log4` of its length (the level a run built
+    /// by merges of single keys would reach, so that small runs merge among themselves long
+    /// before they merge with it) and the count grows by its length. The filter is not touched.
+    /// On an error, the files made are removed (a file left by a crash is removed at the next
+    /// open: no list names it).
     fn write_run(
         &self,
         bulk: bool,
         fps: impl Iterator<Item = Result<u128>>,
         added: u64,
     ) -> Result<Written> {
+        let mut next_no = self.next_no;
+        let written = self.write_run_files(bulk, fps, added, &mut next_no);
+        if written.is_err() {
+            let made: Vec<u64> = (self.next_no..next_no).collect();
+            self.files.remove_unlisted(made);
+        }
+        written
+    }
+
+    fn write_run_files(
+        &self,
+        bulk: bool,
+        fps: impl Iterator<Item = Result<u128>>,
+        added: u64,
+        next_no: &mut u64,
+    ) -> Result<Written> {
         let path = &self.path;
+        let files = &self.files;
+        let mut runs = self.runs.clone();
+        let mut fences = Vec::new();
+        let mut merged_away = Vec::new();
+        let mut writer = RunWriter::new(*next_no);
+        *next_no += 1;
+        let mut last: Option<u128> = None;
+        for (i, v) in fps.enumerate() {
+            let v = v?;
+            if last.is_some_and(|l| l >= v) {
+                return Err(DedupError::InvalidConfig(format!(
+                    "bulk load: fingerprint {i} ({v:#034x}) is not above the one before: \
+                     the stream must be sorted and free of repeats"
+                )));
+            }
+            last = Some(v);
+            writer.push(files, v)?;
+        }
+        let (len, first, firsts) = writer.finish(files)?;
+        let (level, added) = if bulk {
+            (len.max(1).ilog2() / 2, len)
+        } else {
+            (0, added)
+        };
+        if len > 0 {
+            let info = RunInfo {
+                no: *next_no - 1,
+                tag: self.run,
+                level,
+                len,
+                first,
+            };
+            fences.push((info.no, firsts));
+            runs.push(info);
+            // Runs that may be merged together: of the same process run, or both of runs
+            // whose keys count as seen for good (the merged run takes the larger tag, which
+            // must count the same).
+            let discarded = &self.discarded;
+            let compatible = |a: &RunInfo, b: &RunInfo| {
+                a.tag == b.tag || !(discarded.contains(&a.tag) || discarded.contains(&b.tag))
+            };
+            merge_levels(
+                path,
+                files,
+                &mut runs,
+                next_no,
+                compatible,
+                &mut fences,
+                &mut merged_away,
+            )?;
+            files.sync_dir()?;
+        } else {
+            // nothing written: the run's number is not used
+            *next_no -= 1;
+        }
         let mut txn = self.db().begin_write().ctx(path)?;
         txn.set_quick_repair(true);
-        let mut runs = self.runs.clone();
-        let mut next_no = self.next_no;
-        let mut fences = Vec::new();
-        let run_len;
         {
-            let mut chunks = txn.open_table(CHUNKS).ctx(path)?;
             let mut runs_table = txn.open_table(RUNS).ctx(path)?;
-            let mut writer = RunWriter::new(next_no);
-            let mut last: Option<u128> = None;
-            for (i, v) in fps.enumerate() {
-                let v = v?;
-                if last.is_some_and(|l| l >= v) {
-                    return Err(DedupError::InvalidConfig(format!(
-                        "bulk load: fingerprint {i} ({v:#034x}) is not above the one before: \
-                         the stream must be sorted and free of repeats"
-                    )));
-                }
-                last = Some(v);
-                writer.push(path, &mut chunks, v)?;
+            for &no in &merged_away {
+                runs_table.remove(no).ctx(path)?;
             }
-            let (len, first, firsts) = writer.finish(path, &mut chunks)?;
-            let (level, added) = if bulk {
-                (len.max(1).ilog2() / 2, len)
-            } else {
-                (0, added)
-            };
-            run_len = len;
-            if len > 0 {
-                let info = RunInfo {
-                    no: next_no,
-                    tag: self.run,
-                    level,
-                    len,
-                    first,
-                };
-                fences.push((info.no, firsts));
-                next_no += 1;
-                runs_table.insert(info.no, &info.encode()[..]).ctx(path)?;
-                runs.push(info);
-                // Runs that may be merged together: of the same process run, or both of runs
-                // whose keys count as seen for good (the merged run takes the larger tag, which
-                // must count the same).
-                let discarded = &self.discarded;
-                let compatible = |a: &RunInfo, b: &RunInfo| {
-                    a.tag == b.tag || !(discarded.contains(&a.tag) || discarded.contains(&b.tag))
-                };
-                merge_levels(
-                    path,
-                    &mut chunks,
-                    &mut runs_table,
-                    &mut runs,
-                    &mut next_no,
-                    compatible,
-                    &mut fences,
-                )?;
+            for r in runs.iter().filter(|r| r.no >= self.next_no) {
+                runs_table.insert(r.no, &r.encode()[..]).ctx(path)?;
             }
             let mut meta = txn.open_table(META).ctx(path)?;
             meta_put(path, &mut meta, "count", &(self.len + added).to_le_bytes())?;
@@ -222,9 +249,10 @@ impl PersistentSet {
         txn.commit().ctx(path)?;
         Ok(Written {
             runs,
-            next_no,
-            len: run_len,
+            next_no: *next_no,
+            len,
             fences,
+            merged_away,
         })
     }
 
@@ -260,10 +288,9 @@ impl PersistentSet {
             Ok(fp.0)
         });
         let path = self.path.clone();
-        self.reader = None;
         let written = guarded(&path, "loading keys", || self.write_run(true, stream, 0))?;
         self.len = written.len;
-        self.adopt(written);
+        self.adopt(written)?;
         self.filter = filter;
         self.refresh_filter()?;
         Ok(self.len)

@@ -5,10 +5,10 @@
 //! when the store has grown past what it was sized for.
 
 use super::fences::Fences;
-use super::format::{RunInfo, StoreCtx, guarded, read_chunks};
+use super::files::RunFiles;
+use super::format::RunInfo;
 use super::runs::RunReader;
 use crate::{BloomBits, Fingerprint, Result};
-use redb::Database;
 use std::path::Path;
 
 /// Bits per stored key when the filter is (re)built: 1.375 bytes.
@@ -46,26 +46,21 @@ impl StoreFilter {
     /// runs' fences, gathered on the way.
     pub(super) fn build(
         path: &Path,
-        db: &Database,
+        files: &RunFiles,
         runs: &[RunInfo],
         len: u64,
     ) -> Result<(StoreFilter, Fences)> {
         let mut filter = StoreFilter::with_room(len)?;
         let mut fences = Fences::default();
-        guarded(path, "reading the runs for the filter", || {
-            let txn = db.begin_read().ctx(path)?;
-            let table = read_chunks(path, &txn)?;
-            for run in runs {
-                let mut reader = RunReader::fenced(*run);
-                while let Some(v) = reader.next(path, &table)? {
-                    filter.insert(v);
-                }
-                if let Some(f) = reader.fences() {
-                    fences.insert(run.no, f);
-                }
+        for run in runs {
+            let mut reader = RunReader::fenced(*run);
+            while let Some(v) = reader.next(path, files)? {
+                filter.insert(v);
             }
-            Ok(())
-        })?;
+            if let Some(f) = reader.fences() {
+                fences.insert(run.no, f);
+            }
+        }
         Ok((filter, fences))
     }
 

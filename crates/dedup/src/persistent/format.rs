@@ -8,10 +8,12 @@ use redb::{ReadableTable, ReadableTableMetadata, TableDefinition};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-/// Run chunks: key = (run number, first fingerprint of the chunk), value = the chunk's sorted
-/// fingerprints (16 bytes each, little-endian), then a trailer of 32 bytes: the first
-/// fingerprint of the run's next chunk (u128, 0 for the last chunk), 1 for the last chunk of
-/// the run else 0 (u64), and the checksum (u64; see [`encode_chunk`]).
+/// Run chunks of a store of format 4 or older (format 5 keeps them in the runs' files, see
+/// [`super::files`], and leaves this table empty): key = (run number, first fingerprint of the
+/// chunk), value = the chunk: its sorted fingerprints (16 bytes each, little-endian), then a
+/// trailer of 32 bytes: the first fingerprint of the run's next chunk (u128, 0 for the last
+/// chunk), 1 for the last chunk of the run else 0 (u64), and the checksum (u64; see
+/// [`encode_chunk`]).
 pub(super) const CHUNKS: TableDefinition<(u64, u128), &[u8]> = TableDefinition::new("run_chunks");
 /// Runs: key = run number, value = tag (u32: the process run that wrote it), level (u32),
 /// fingerprints (u64), first fingerprint (u128), checksum (u64), all little-endian.
@@ -24,9 +26,9 @@ pub(super) const META: TableDefinition<&str, &[u8]> = TableDefinition::new("meta
 /// which with the key and the page header fits one 32 KiB page of redb. Runs written before
 /// [`WRITE_FPS`] have chunks of this size, and are read as they are.
 pub(super) const CHUNK_FPS: usize = 2000;
-/// Fingerprints per chunk written now: 3,968 bytes of value (with the trailer 4,000), which
-/// with the key and the page header fits one 4 KiB page, so that a lookup of one key reads
-/// and copies 4 KiB (a chunk of 2,000 cost eight times that: measured, the copy dominated).
+/// Fingerprints per chunk written now: 3,968 bytes (with the trailer 4,000), which with its
+/// length fits one 4 KiB slot of a run file, so that a lookup of one key reads 4 KiB (a chunk
+/// of 2,000 cost eight times that: measured, the copy dominated).
 pub(super) const WRITE_FPS: usize = 248;
 pub(super) const FP_BYTES: usize = 16;
 /// The bytes after a chunk's fingerprints: next first fingerprint, last-chunk mark, checksum.
@@ -59,20 +61,6 @@ fn le_u128(b: &[u8]) -> u128 {
     let mut a = [0u8; 16];
     a.copy_from_slice(&b[..16]);
     u128::from_le_bytes(a)
-}
-
-/// The chunks table in a read transaction. The open made it (in its write transaction), so a
-/// store without it is damaged (a header that selects an older commit), not merely new.
-pub(super) fn read_chunks(
-    path: &Path,
-    txn: &redb::ReadTransaction,
-) -> Result<redb::ReadOnlyTable<(u64, u128), &'static [u8]>> {
-    match txn.open_table(CHUNKS) {
-        Err(redb::TableError::TableDoesNotExist(name)) => {
-            Err(corrupt(path, format!("table {name} missing")))
-        }
-        other => other.ctx(path),
-    }
 }
 
 /// A [`DedupError::CorruptStore`] for the store at `path`.
@@ -187,11 +175,6 @@ impl Chunk<'_> {
     #[inline]
     pub(super) fn fp(&self, i: usize) -> u128 {
         le_u128(&self.fps[i * FP_BYTES..])
-    }
-
-    /// The largest fingerprint.
-    pub(super) fn last(&self) -> u128 {
-        self.fp(self.len() - 1)
     }
 
     /// True when the chunk holds `fp` (a binary search: its fingerprints increase).

@@ -1,11 +1,13 @@
-//! The persistent seen-set for crawler frontiers: fingerprints kept across runs in a redb file.
+//! The persistent seen-set for crawler frontiers: fingerprints kept across runs in a redb file
+//! (the list of runs, identity, counters) and a folder of run files.
 //!
-//! `format.rs` holds the on-disk encoding (tables, checksummed values, identity), `open.rs` the
-//! opening transaction, `runs.rs` the lookups in runs and their merges, `upgrade.rs` the
-//! upgrade of older formats; this file the public API.
+//! `format.rs` holds the on-disk encoding (tables, checksummed values, identity), `files.rs`
+//! the runs' files, `open.rs` the opening transaction, `runs.rs` the lookups in runs and their
+//! merges, `upgrade.rs` the upgrade of older formats; this file the public API.
 
 mod batch;
 mod fences;
+mod files;
 mod filter;
 mod format;
 mod open;
@@ -17,8 +19,9 @@ mod tests;
 mod upgrade;
 
 use crate::{DedupError, Fingerprint, Result, SeenSet};
+use files::RunFiles;
 use filter::{StoreFilter, Unsynced};
-use format::{FP_BYTES, META, RunInfo, StoreCtx, encode_tags, guarded, meta_put, read_chunks};
+use format::{FP_BYTES, META, RunInfo, StoreCtx, encode_tags, guarded, meta_put};
 use redb::Database;
 use runs::{RunReader, lookup_one_run};
 use std::path::{Path, PathBuf};
@@ -27,8 +30,15 @@ use std::path::{Path, PathBuf};
 /// store; a store of a later layout is refused with [`DedupError::IdentityMismatch`].
 ///
 /// ```
-/// assert_eq!(linksieve_dedup::STORE_FORMAT, 4);
+/// assert_eq!(linksieve_dedup::STORE_FORMAT, 5);
 /// ```
+///
+/// Format 5 keeps each run's chunks in a file of its own (`<path>.runs/run-<n>`) where format 4
+/// kept them in the database, so that a lookup is one positioned read of 4 KiB rather than a
+/// descent of redb's tree (see [`PersistentSet`]). A store of format 4 or older is upgraded at
+/// its first open: every run is read, checked and written to its file, then the database's
+/// chunks table is emptied, in the opening transaction (a store killed meanwhile is still of
+/// its old format, and upgrades at the next open).
 ///
 /// Format 4 records the keys' identity whole, as the caller's opaque text ([`StoreIdentity`])
 /// where format 3 kept a rung, a form and a rule-set version: a format-3 store whose fields
@@ -46,7 +56,7 @@ use std::path::{Path, PathBuf};
 /// Format 2 records which process runs wrote a discarded (atomic) output (`discarded_runs`)
 /// where format 1 kept a "last completed run" mark; a format-1 store is upgraded too (runs
 /// after that mark count as discarded, as format 1 counted them for `--out`).
-pub const STORE_FORMAT: u32 = 4;
+pub const STORE_FORMAT: u32 = 5;
 
 /// Lookup answers, ordered: a candidate keeps the largest it gets.
 const ABSENT: u8 = 0;
@@ -184,14 +194,17 @@ impl Default for PersistentOptions {
 /// "maybe"; 8.25 bits, 2.3 %, just before it is rebuilt). A key it has certainly not stored
 /// costs no disk read; a "maybe" is looked up in the runs, so the filter never drops a key.
 /// The first fingerprint of every chunk (its *fence*, 16 bytes a chunk) is kept in memory too,
-/// so a lookup reads the one chunk that may hold a key by its key. Every chunk read is checked
+/// so a lookup reads the one chunk that may hold a key by its position. Every chunk read is checked
 /// (its checksum, its order, its place in the run's chain).
 ///
-/// **Store.** One [redb](https://www.redb.org) file holding a log-structured set: immutable
-/// sorted *runs* of fingerprints, each cut in chunks of 248 (3,968 bytes, one 4 KiB page; a
-/// store written before holds chunks of up to 2,000), keyed by (run number, first
-/// fingerprint): about 17 bytes of disk per key. A lookup reads the one chunk that may hold a
-/// candidate in each run, the largest runs first (or makes one sequential pass over a run
+/// **Store.** A log-structured set: immutable sorted *runs* of fingerprints, each in a file
+/// of its own in the folder beside the store's path (`<path>.runs/run-<n>`), cut in chunks of
+/// 248 (3,968 bytes, one 4 KiB slot each): about 17 bytes of disk per key. The store's path is
+/// a [redb](https://www.redb.org) file that lists the runs and holds the identity and
+/// counters; a run is listed only once its file is written and synced, and a file no list names
+/// (a crash between the two) is removed at the next open. Copy or move a store as the file and
+/// its folder together. A lookup reads the one chunk that may hold a candidate in each run
+/// (one positioned read), the largest runs first (or makes one sequential pass over a run
 /// when the candidates are many against it). Runs of one level are
 /// merged four at a time (k-way) into a run of the next level, so each fingerprint is
 /// rewritten about `log4(keys / sync)` times and the number of runs stays logarithmic. (A
@@ -219,10 +232,11 @@ impl Default for PersistentOptions {
 /// (redb locks the file).
 ///
 /// **Damage.** Every value carries a checksum over its key and contents (XXH3-64): each chunk
-/// of a run, each run's record (tag, level, length, first fingerprint) and each `meta` entry,
+/// of a run (over its run number and first fingerprint too), each run's record (tag, level, length, first fingerprint) and each `meta` entry,
 /// and `meta` keeps a digest of the list of runs. Each chunk names the first fingerprint of the
-/// run's next chunk, so a lookup also finds a chunk that is missing or stored under another
-/// key. Every read checks what it reads, and the open checks the counters against the runs. A
+/// run's next chunk, so a lookup also finds a chunk that is missing, moved or of another run.
+/// Every read checks what it reads, and the open checks the counters against the runs and
+/// each run's file length against its chunks (a missing or cut file is found there). A
 /// mismatch is [`DedupError::CorruptStore`] naming the run and chunk or the entry, never a
 /// wrong answer; a panic inside redb on a damaged page is caught and reported the same way.
 /// redb's own page checksums are not enough for this: redb 2.6.4 verifies them only when it
@@ -273,6 +287,8 @@ pub struct PersistentSet {
     len_at_open: u64,
     /// The store took this run's identity at this open (see [`StoreIdentity::with_legacy`]).
     adopted: bool,
+    /// The format this open upgraded the store from.
+    upgraded_from: Option<u32>,
     cache_bytes: usize,
     runs: Vec<RunInfo>,
     next_no: u64,
@@ -284,11 +300,22 @@ pub struct PersistentSet {
     unsynced_added: u64,
     /// The first fingerprint of every chunk of the runs (see [`fences`]).
     fences: fences::Fences,
-    /// The chunks table of a read transaction, kept from one lookup to the next until a write
-    /// changes the runs (then dropped, so that the write's freed pages can be reused).
-    reader: Option<redb::ReadOnlyTable<(u64, u128), &'static [u8]>>,
+    /// The runs' files (see [`files`]).
+    files: RunFiles,
+    /// The positions of `runs`, the largest run first: the order of lookups.
+    by_size: Vec<usize>,
     sorted: Vec<(u128, usize)>,
     status: Vec<u8>,
+    /// Scratch of the lookups (see `batch.rs`), kept from one call to the next.
+    pending: Vec<(u128, usize)>,
+    pending_status: Vec<u8>,
+}
+
+/// The positions of `runs`, the largest run first.
+fn runs_by_size(runs: &[RunInfo]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(runs[i].len));
+    order
 }
 
 impl std::fmt::Debug for PersistentSet {
@@ -320,7 +347,6 @@ fn held_bytes(m: &std::fs::Metadata) -> u64 {
 
 impl Drop for PersistentSet {
     fn drop(&mut self) {
-        self.reader = None;
         if let Some(db) = self.db.take() {
             // redb writes its allocator state when it closes, which may panic on a damaged file.
             let _ = guarded(&self.path, "closing", || {
@@ -355,7 +381,7 @@ impl PersistentSet {
         options: PersistentOptions,
     ) -> Result<PersistentSet> {
         let mut set = Self::open_unfiltered(path, identity, options)?;
-        (set.filter, set.fences) = StoreFilter::build(&set.path, set.db(), &set.runs, set.len)?;
+        (set.filter, set.fences) = StoreFilter::build(&set.path, &set.files, &set.runs, set.len)?;
         Ok(set)
     }
 
@@ -407,13 +433,20 @@ impl PersistentSet {
                 .unwrap_or(usize::MAX)
                 .max(4 << 20),
         );
-        let (db, opened) = guarded(&path, "opening it", || {
-            let db = Database::builder()
+        let (db, opened, files) = guarded(&path, "opening it", || {
+            let mut db = Database::builder()
                 .set_cache_size(cache_bytes)
                 .create(&path)
                 .ctx(&path)?;
-            let opened = Self::start(&db, &path, identity, options.abandoned)?;
-            Ok((db, opened))
+            // the folder is made once the database is open: under its lock
+            let mut files = RunFiles::new(&path)?;
+            let opened = Self::start(&db, &path, &files, identity, options.abandoned)?;
+            if opened.upgraded_from.is_some() {
+                // the chunks left the database: give their pages back
+                db.compact().ctx(&path)?;
+            }
+            files.open_runs(&opened.runs)?;
+            Ok((db, opened, files))
         })?;
         if let Some(tmp) = opened.stale {
             // Best effort: what is left is a stray file, never a wrong answer.
@@ -427,17 +460,33 @@ impl PersistentSet {
             len: opened.len,
             len_at_open: opened.len,
             adopted: opened.adopted,
+            upgraded_from: opened.upgraded_from,
             cache_bytes,
+            by_size: runs_by_size(&opened.runs),
             runs: opened.runs,
             next_no: opened.next_no,
             filter: StoreFilter::all_maybe(),
             fences: fences::Fences::default(),
-            reader: None,
+            files,
             unsynced: Unsynced::default(),
             unsynced_added: 0,
             sorted: Vec::new(),
             status: Vec::new(),
+            pending: Vec::new(),
+            pending_status: Vec::new(),
         })
+    }
+
+    /// The folder of run files of the store at `path` (its name with `.runs` added): part of
+    /// the store, to copy or move with its file, and never to write into.
+    ///
+    /// ```
+    /// use linksieve_dedup::PersistentSet;
+    /// use std::path::Path;
+    /// assert_eq!(PersistentSet::runs_folder(Path::new("/a/seen.redb")), Path::new("/a/seen.redb.runs"));
+    /// ```
+    pub fn runs_folder(path: &Path) -> PathBuf {
+        files::runs_dir(path)
     }
 
     fn db(&self) -> &Database {
@@ -555,6 +604,20 @@ impl PersistentSet {
         self.adopted
     }
 
+    /// The format this open upgraded the store from (see [`STORE_FORMAT`]); `None` when the
+    /// store was of the current format already, or new. The set's report warns of it too.
+    ///
+    /// ```
+    /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let id = StoreIdentity::new("scheme uri 0");
+    /// let set = PersistentSet::open(dir.path().join("s"), &id, PersistentOptions::default()).unwrap();
+    /// assert_eq!(set.upgraded_from(), None);
+    /// ```
+    pub fn upgraded_from(&self) -> Option<u32> {
+        self.upgraded_from
+    }
+
     /// This run's number (1 for the first run of a store).
     ///
     /// ```
@@ -632,22 +695,25 @@ impl PersistentSet {
         if self.unsynced.contains(&fp.0) {
             return Ok(true);
         }
-        let path = &self.path;
-        guarded(path, "reading", || {
-            let txn = self.db().begin_read().ctx(path)?;
-            let table = read_chunks(path, &txn)?;
-            let cand = [(fp.0, 0usize)];
-            let mut status = [ABSENT];
-            for run in &self.runs {
-                let class = self.class(run.tag);
-                let fences = self.fences.of(run.no);
-                lookup_one_run(path, &table, run, fences, &cand, &mut status, class)?;
-                if status[0] == SEEN {
-                    return Ok(true);
-                }
+        let cand = [(fp.0, 0usize)];
+        let mut status = [ABSENT];
+        for run in &self.runs {
+            let class = self.class(run.tag);
+            let fences = self.fences.of(run.no);
+            lookup_one_run(
+                &self.path,
+                &self.files,
+                run,
+                fences,
+                &cand,
+                &mut status,
+                class,
+            )?;
+            if status[0] == SEEN {
+                return Ok(true);
             }
-            Ok(false)
-        })
+        }
+        Ok(false)
     }
 
     /// All fingerprints the set knows (in the store, and unsynced in this process), in
@@ -664,27 +730,21 @@ impl PersistentSet {
     /// assert_eq!(set.fingerprints().unwrap(), [Fingerprint(1), Fingerprint(4), Fingerprint(9)]);
     /// ```
     pub fn fingerprints(&self) -> Result<Vec<Fingerprint>> {
-        let path = &self.path;
-        let mut out = guarded(path, "reading", || {
-            let txn = self.db().begin_read().ctx(path)?;
-            let table = read_chunks(path, &txn)?;
-            let mut out = Vec::new();
-            for run in &self.runs {
-                let mut reader = RunReader::new(*run);
-                while let Some(v) = reader.next(path, &table)? {
-                    out.push(Fingerprint(v));
-                }
+        let mut out = Vec::new();
+        for run in &self.runs {
+            let mut reader = RunReader::new(*run);
+            while let Some(v) = reader.next(&self.path, &self.files)? {
+                out.push(Fingerprint(v));
             }
-            Ok(out)
-        })?;
+        }
         out.extend(self.unsynced.iter().map(|&v| Fingerprint(v)));
         out.sort_unstable();
         out.dedup();
         Ok(out)
     }
 
-    /// The size of the store file in bytes (including pages redb keeps free for reuse; see
-    /// [`compact`](PersistentSet::compact)).
+    /// The bytes the store takes on disk: its database file (including pages redb keeps free
+    /// for reuse; see [`compact`](PersistentSet::compact)) and its runs' files.
     ///
     /// ```
     /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
@@ -695,7 +755,7 @@ impl PersistentSet {
     /// ```
     pub fn disk_bytes(&self) -> Result<u64> {
         std::fs::metadata(&self.path)
-            .map(|m| m.len())
+            .map(|m| m.len() + self.files.bytes())
             .map_err(|source| DedupError::Io {
                 op: "stat seen store",
                 path: self.path.clone(),
@@ -703,7 +763,8 @@ impl PersistentSet {
             })
     }
 
-    /// Gives free pages back to the file system (redb's compaction); true when it did.
+    /// Gives the database file's free pages back to the file system (redb's compaction); true
+    /// when it did. The runs' files hold no free space.
     ///
     /// ```
     /// use linksieve_dedup::{PersistentOptions, PersistentSet, StoreIdentity};
@@ -713,13 +774,32 @@ impl PersistentSet {
     /// set.compact().unwrap();
     /// ```
     pub fn compact(&mut self) -> Result<bool> {
-        // redb compacts only with no read transaction open.
-        self.reader = None;
         let path = &self.path;
         match self.db.as_mut() {
             Some(db) => guarded(path, "compacting", || db.compact().ctx(path)),
             None => Ok(false),
         }
+    }
+
+    /// What this open changed in the store that its user should know: an upgrade of its
+    /// format, an identity taken.
+    fn open_warning(&self) -> Option<String> {
+        let mut said = Vec::new();
+        if let Some(from) = self.upgraded_from {
+            said.push(format!(
+                "the store was upgraded from format {from} to format {STORE_FORMAT} (its runs \
+                 now live in the folder {}: copy or move it with the store's file)",
+                files::runs_dir(&self.path).display()
+            ));
+        }
+        if self.adopted {
+            said.push(
+                "the store was made before it recorded every option that changes a key \
+                 (such as --nfc and --input): it now records this run's"
+                    .to_owned(),
+            );
+        }
+        (!said.is_empty()).then(|| said.join("; "))
     }
 
     /// Whether the keys of process run `tag` count as new (its output was discarded).
@@ -781,11 +861,7 @@ impl SeenSet for PersistentSet {
     fn report(&self) -> crate::SetReport {
         crate::SetReport {
             keys_at_open: Some(self.len_at_open),
-            warning: self.adopted.then(|| {
-                "the store was made before it recorded every option that changes a key \
-                 (such as --nfc and --input): it now records this run's"
-                    .to_owned()
-            }),
+            warning: self.open_warning(),
             ..Default::default()
         }
     }

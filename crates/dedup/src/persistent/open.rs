@@ -1,6 +1,7 @@
 //! Opening a store: making it, checking its identity or upgrading it, and reading its state
 //! (the runs and counters, checked against each other) in one write transaction.
 
+use super::files::RunFiles;
 use super::format::{
     CHUNKS, IdentityCheck, META, RUNS, RunInfo, StoreCtx, check_identity, corrupt,
     decode_publishing, decode_tags, encode_tags, meta_get, meta_need, meta_put, read_u64,
@@ -22,26 +23,43 @@ pub(super) struct Opened {
     pub(super) stale: Option<PathBuf>,
     /// The store was made before it recorded its keys' identity whole, and took this one.
     pub(super) adopted: bool,
+    /// The format the store had, when this open upgraded it.
+    pub(super) upgraded_from: Option<u32>,
 }
 
 impl PersistentSet {
-    /// The open's transaction: makes, checks or upgrades the store, reads its state and
-    /// records the new run.
+    /// The open's transaction: makes, checks or upgrades the store (a store of format 4 or
+    /// older gets its runs' files in `files`), reads its state and records the new run.
     pub(super) fn start(
         db: &Database,
         path: &Path,
+        files: &RunFiles,
         identity: &StoreIdentity,
         abandoned: Abandoned,
     ) -> Result<Opened> {
         let mut txn = db.begin_write().ctx(path)?;
         txn.set_quick_repair(true);
         let mut adopted = false;
+        let mut upgraded_from = None;
         let opened = {
             let mut meta = txn.open_table(META).ctx(path)?;
             let mut chunks = txn.open_table(CHUNKS).ctx(path)?;
             let mut runs_table = txn.open_table(RUNS).ctx(path)?;
             let empty = chunks.is_empty().ctx(path)? && runs_table.is_empty().ctx(path)?;
             match stored_format(path, &meta, empty)? {
+                None if files.holds_run_files()? => {
+                    // A database file lost, emptied or replaced by a new one beside the runs
+                    // of a store: making a new store here would remove them.
+                    return Err(corrupt(
+                        path,
+                        format!(
+                            "the store's file is new or empty, but its folder {} holds run \
+                             files (the keys of a store whose file was lost): move that folder \
+                             away to start a new store",
+                            super::files::runs_dir(path).display()
+                        ),
+                    ));
+                }
                 None => {
                     let fields: [(&str, &[u8]); 8] = [
                         ("store_format", &STORE_FORMAT.to_le_bytes()),
@@ -58,7 +76,8 @@ impl PersistentSet {
                     }
                 }
                 Some(format) if format < STORE_FORMAT => {
-                    // format 3 is format 4 without the whole identity: nothing else to upgrade
+                    // format 3 is format 4 without the whole identity; format 4 kept the runs'
+                    // chunks in the database
                     let check = if format < 3 {
                         let raw = |key: &str| -> Result<Option<Vec<u8>>> {
                             Ok(meta.get(key).ctx(path)?.map(|v| v.value().to_vec()))
@@ -73,6 +92,8 @@ impl PersistentSet {
                         check
                     };
                     adopted = check == IdentityCheck::Adopt;
+                    upgrade::chunks_to_files(path, files, &runs_table, &mut chunks)?;
+                    upgraded_from = Some(format);
                 }
                 Some(format) => {
                     let check =
@@ -85,6 +106,7 @@ impl PersistentSet {
             }
             let mut opened = Self::read_state(path, &mut meta, &runs_table, abandoned)?;
             opened.adopted = adopted;
+            opened.upgraded_from = upgraded_from;
             opened
         };
         txn.commit().ctx(path)?;
@@ -173,6 +195,7 @@ impl PersistentSet {
             runs,
             stale,
             adopted: false,
+            upgraded_from: None,
         })
     }
 }

@@ -1,16 +1,15 @@
 //! The runs of the store: looking candidates up in a run (a merge over its chunks, or one chunk
-//! per candidate), writing a run, and merging runs (k-way). Every chunk read is checked (see
-//! [`decode_chunk`]) and so is the chain of a run's chunks: its first chunk is keyed by the
-//! run's first fingerprint, each chunk names the first fingerprint of the next, the last says it
-//! is the last, and their lengths add up to the run's. So a chunk lost or moved under another
-//! key is found, never read as a key that is absent.
+//! per candidate), writing a run, and merging runs (k-way). A run's chunks are the slots of its
+//! file (see [`super::files`]). Every chunk read is checked (see [`decode_chunk`]) and so is the
+//! chain of a run's chunks: its first chunk starts with the run's first fingerprint, each chunk
+//! names the first fingerprint of the next, the last says it is the last, and their lengths add
+//! up to the run's. So a chunk lost, moved or left from another run is found, never read as a
+//! key that is absent.
 
-use super::fences::chunk_of;
-use super::format::{
-    CHUNK_FPS, FP_BYTES, RunInfo, StoreCtx, WRITE_FPS, corrupt, decode_chunk, encode_chunk,
-};
+use super::fences::RunFences;
+use super::files::{BLOCK_SLOTS, RunFiles, SLOT, SlotWriter, slot_chunk, slots_of};
+use super::format::{FP_BYTES, RunInfo, WRITE_FPS, corrupt, decode_chunk, encode_chunk};
 use crate::Result;
-use redb::ReadableTable;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::Path;
@@ -19,29 +18,28 @@ use std::path::Path;
 pub(super) const FANOUT: usize = 4;
 
 /// A chunk that a run's chain names but that is not there.
-fn missing(path: &Path, run: &RunInfo, key: u128) -> crate::DedupError {
+pub(super) fn missing(path: &Path, run: &RunInfo, key: u128) -> crate::DedupError {
     corrupt(path, format!("run {}, chunk {key:#034x}: missing", run.no))
 }
 
 /// Looks the sorted, unique candidates up in one run, the cheaper way: one pass over its
-/// chunks when the candidates are many for its chunks, else one chunk read for each, found by
-/// the run's fences when this process has them (see [`lookup_each`]). A candidate found gets
-/// at least `class` in `status`. Every chunk read is checked.
-#[allow(clippy::too_many_arguments)]
+/// chunks when the candidates are many for its chunks (or this process has no fences for it),
+/// else one chunk read for each, found by the run's fences (see [`lookup_each`]). A candidate
+/// found gets at least `class` in `status`. Every chunk read is checked.
 pub(super) fn lookup_one_run(
     path: &Path,
-    chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
+    files: &RunFiles,
     run: &RunInfo,
-    fences: Option<&[u128]>,
+    fences: Option<&RunFences>,
     cands: &[(u128, usize)],
     status: &mut [u8],
     class: u8,
 ) -> Result<()> {
-    let run_chunks = fences.map_or(run.len.div_ceil(WRITE_FPS as u64), |f| f.len() as u64);
-    if (cands.len() as u64) * 2 >= run_chunks {
-        lookup_dense(path, chunks, run, cands, status, class)
-    } else {
-        lookup_each(path, chunks, run, fences, cands, status, class)
+    match fences {
+        Some(fences) if (cands.len() as u64) * 2 < slots_of(run) => {
+            lookup_each(path, files, run, fences, cands, status, class)
+        }
+        _ => lookup_dense(path, files, run, cands, status, class),
     }
 }
 
@@ -49,7 +47,7 @@ pub(super) fn lookup_one_run(
 /// A candidate found gets at least `class` in `status`.
 fn lookup_dense(
     path: &Path,
-    chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
+    files: &RunFiles,
     run: &RunInfo,
     cands: &[(u128, usize)],
     status: &mut [u8],
@@ -59,39 +57,14 @@ fn lookup_dense(
     if cands.is_empty() {
         return Ok(());
     }
-    let mut expect = Some(run.first);
-    let mut count = 0u64;
-    for entry in chunks
-        .range((run.no, 0u128)..=(run.no, u128::MAX))
-        .ctx(path)?
-    {
-        let (k, blob) = entry.ctx(path)?;
-        let key = k.value();
-        match expect {
-            Some(want) if want == key.1 => {}
-            Some(want) => return Err(missing(path, run, want)),
-            None => {
-                return Err(corrupt(
-                    path,
-                    format!("run {}, chunk {:#034x}: after the last", run.no, key.1),
-                ));
-            }
-        }
-        let chunk = decode_chunk(path, run.no, key, blob.value())?;
-        expect = chunk.next;
-        count += chunk.len() as u64;
-        if count > run.len {
-            return Err(corrupt(
-                path,
-                format!("run {}: more than its {} fingerprints", run.no, run.len),
-            ));
-        }
+    let mut reader = RunReader::new(*run);
+    while reader.next_chunk(path, files)? {
+        let fps = &reader.buf;
         // Skip the chunk if all its fingerprints are below the next candidate.
-        if chunk.last() < cands[j].0 {
+        if fps.last().is_some_and(|&l| l < cands[j].0) {
             continue;
         }
-        for i in 0..chunk.len() {
-            let v = chunk.fp(i);
+        for &v in fps {
             while j < cands.len() && cands[j].0 < v {
                 j += 1;
             }
@@ -107,81 +80,42 @@ fn lookup_dense(
             }
         }
     }
-    if let Some(want) = expect {
-        return Err(missing(path, run, want));
-    }
-    if count != run.len {
-        return Err(corrupt(
-            path,
-            format!("run {}: {count} fingerprints, {} recorded", run.no, run.len),
-        ));
-    }
     Ok(())
 }
 
 /// Looks each candidate up in one run by reading the one chunk that may hold it: the last
-/// whose key is not above it. With the run's fences (see [`super::fences`]) that chunk is
-/// named by them and read by its key, and it must name the next fence as its next (else the
-/// run changed under the fences: damage); without them it is the last entry of a range of the
-/// tree, and the next chunk must start above the candidate (else it was lost). Either way the
-/// chunk must exist when the candidate is not below the run's first fingerprint.
+/// whose first fingerprint is not above it, named by the run's fences (see [`super::fences`]),
+/// one positioned read of its slot. The chunk must start with that fence and name the next
+/// fence as its next, else the run changed under the fences: damage.
 fn lookup_each(
     path: &Path,
-    chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
+    files: &RunFiles,
     run: &RunInfo,
-    fences: Option<&[u128]>,
+    fences: &RunFences,
     cands: &[(u128, usize)],
     status: &mut [u8],
     class: u8,
 ) -> Result<()> {
+    let mut slot = [0u8; SLOT];
     for (j, &(fp, _)) in cands.iter().enumerate() {
         if status[j] >= class {
             continue;
         }
-        // the chunk, and with fences the next chunk's first fingerprint they expect
-        let (key, blob, next_fence) = match fences {
-            Some(fences) => {
-                let Some(i) = chunk_of(fences, fp) else {
-                    continue;
-                };
-                let key = (run.no, fences[i]);
-                let blob = chunks
-                    .get(key)
-                    .ctx(path)?
-                    .ok_or_else(|| missing(path, run, fences[i]))?;
-                (key, blob, Some(fences.get(i + 1).copied()))
-            }
-            None => {
-                let mut range = chunks.range((run.no, 0u128)..=(run.no, fp)).ctx(path)?;
-                let Some(entry) = range.next_back() else {
-                    if fp >= run.first {
-                        return Err(missing(path, run, run.first));
-                    }
-                    continue;
-                };
-                let (k, blob) = entry.ctx(path)?;
-                let key = k.value();
-                if key.1 > fp {
-                    return Err(corrupt(
-                        path,
-                        format!("run {}, chunk {:#034x}: out of place", run.no, key.1),
-                    ));
-                }
-                (key, blob, None)
-            }
+        let Some(i) = fences.chunk_of(fp) else {
+            continue;
         };
-        let chunk = decode_chunk(path, run.no, key, blob.value())?;
-        if next_fence.is_some_and(|want| chunk.next != want) {
+        let fences = fences.all();
+        files.read_into(run, i as u64, &mut slot)?;
+        let blob = slot_chunk(path, run, i as u64, &slot)?;
+        let chunk = decode_chunk(path, run.no, (run.no, fences[i]), blob)?;
+        if chunk.next != fences.get(i + 1).copied() {
             return Err(corrupt(
                 path,
                 format!(
                     "run {}, chunk {:#034x}: its next chunk is not the one read at open",
-                    run.no, key.1
+                    run.no, fences[i]
                 ),
             ));
-        }
-        if let Some(next) = chunk.next.filter(|&next| next <= fp) {
-            return Err(missing(path, run, next));
         }
         if chunk.find(fp) {
             status[j] = class;
@@ -190,10 +124,12 @@ fn lookup_each(
     Ok(())
 }
 
-/// Writes a run's fingerprints (pushed in increasing order) in chunks: a full chunk is written
-/// once the next fingerprint is known, since each chunk names the first of the next.
+/// Writes a run's fingerprints (pushed in increasing order) in chunks, into the run's file
+/// (made at the first chunk): a full chunk is written once the next fingerprint is known,
+/// since each chunk names the first of the next.
 pub(super) struct RunWriter {
     no: u64,
+    out: Option<SlotWriter>,
     /// The first fingerprint of each chunk written: the run's fences.
     firsts: Vec<u128>,
     buf: Vec<u128>,
@@ -206,6 +142,7 @@ impl RunWriter {
     pub(super) fn new(no: u64) -> RunWriter {
         RunWriter {
             no,
+            out: None,
             firsts: Vec::new(),
             buf: Vec::with_capacity(WRITE_FPS),
             bytes: Vec::with_capacity(WRITE_FPS * FP_BYTES + 32),
@@ -214,31 +151,23 @@ impl RunWriter {
         }
     }
 
-    fn write(
-        &mut self,
-        path: &Path,
-        chunks: &mut redb::Table<'_, (u64, u128), &[u8]>,
-        next: Option<u128>,
-    ) -> Result<()> {
+    fn write(&mut self, files: &RunFiles, next: Option<u128>) -> Result<()> {
         encode_chunk(self.no, &self.buf, next, &mut self.bytes);
         self.firsts.push(self.buf[0]);
-        chunks
-            .insert((self.no, self.buf[0]), self.bytes.as_slice())
-            .ctx(path)?;
+        let out = match &mut self.out {
+            Some(out) => out,
+            None => self.out.insert(files.create(self.no)?),
+        };
+        out.write(&self.bytes)?;
         self.buf.clear();
         Ok(())
     }
 
     /// Adds the next fingerprint (larger than the one before).
-    pub(super) fn push(
-        &mut self,
-        path: &Path,
-        chunks: &mut redb::Table<'_, (u64, u128), &[u8]>,
-        v: u128,
-    ) -> Result<()> {
+    pub(super) fn push(&mut self, files: &RunFiles, v: u128) -> Result<()> {
         debug_assert!(self.buf.last().is_none_or(|&l| l < v));
         if self.buf.len() == WRITE_FPS {
-            self.write(path, chunks, Some(v))?;
+            self.write(files, Some(v))?;
         }
         if self.len == 0 {
             self.first = v;
@@ -248,26 +177,32 @@ impl RunWriter {
         Ok(())
     }
 
-    /// Writes the last chunk; returns the run's length and first fingerprint, and its fences.
-    pub(super) fn finish(
-        mut self,
-        path: &Path,
-        chunks: &mut redb::Table<'_, (u64, u128), &[u8]>,
-    ) -> Result<(u64, u128, Vec<u128>)> {
+    /// Writes the last chunk and syncs the file; returns the run's length and first
+    /// fingerprint, and its fences. An empty run makes no file.
+    pub(super) fn finish(mut self, files: &RunFiles) -> Result<(u64, u128, Vec<u128>)> {
         if !self.buf.is_empty() {
-            self.write(path, chunks, None)?;
+            self.write(files, None)?;
+        }
+        if let Some(out) = self.out.take() {
+            out.finish()?;
         }
         Ok((self.len, self.first, self.firsts))
     }
 }
 
-/// Reads a run in order, one chunk at a time by its key (the previous chunk names it), so that
-/// the table is free for writing between reads; checks the chain and the run's length.
+/// Reads a run in order from its file, [`BLOCK_SLOTS`] slots a read; checks each chunk, the
+/// chain and the run's length.
 pub(super) struct RunReader {
     run: RunInfo,
-    /// The key of each chunk read, when asked for ([`RunReader::fenced`]): the run's fences.
+    /// The first fingerprint of each chunk read, when asked for ([`RunReader::fenced`]): the
+    /// run's fences.
     firsts: Option<Vec<u128>>,
     next_key: Option<u128>,
+    /// The next slot to read, and the slots read ahead: `block` holds `block_first..`.
+    slot: u64,
+    block: Vec<u8>,
+    block_first: u64,
+    /// The fingerprints of the chunk read last, and the position of the next in it.
     buf: Vec<u128>,
     pos: usize,
     read: u64,
@@ -279,50 +214,65 @@ impl RunReader {
             run,
             firsts: None,
             next_key: Some(run.first),
-            buf: Vec::with_capacity(CHUNK_FPS),
+            slot: 0,
+            block: Vec::new(),
+            block_first: 0,
+            buf: Vec::with_capacity(WRITE_FPS),
             pos: 0,
             read: 0,
         }
     }
 
-    pub(super) fn next(
-        &mut self,
-        path: &Path,
-        chunks: &impl ReadableTable<(u64, u128), &'static [u8]>,
-    ) -> Result<Option<u128>> {
-        if self.pos == self.buf.len() {
-            let Some(key) = self.next_key else {
-                if self.read != self.run.len {
-                    return Err(corrupt(
-                        path,
-                        format!(
-                            "run {}: {} fingerprints, {} recorded",
-                            self.run.no, self.read, self.run.len
-                        ),
-                    ));
-                }
-                return Ok(None);
-            };
-            let no = self.run.no;
-            let blob = chunks
-                .get((no, key))
-                .ctx(path)?
-                .ok_or_else(|| missing(path, &self.run, key))?;
-            let chunk = decode_chunk(path, no, (no, key), blob.value())?;
-            if let Some(firsts) = &mut self.firsts {
-                firsts.push(key);
-            }
-            self.buf.clear();
-            self.buf.extend((0..chunk.len()).map(|i| chunk.fp(i)));
-            self.pos = 0;
-            self.next_key = chunk.next;
-            self.read += chunk.len() as u64;
-            if self.read > self.run.len {
+    /// Reads the next chunk into `buf`; false after the last (its checks done).
+    fn next_chunk(&mut self, path: &Path, files: &RunFiles) -> Result<bool> {
+        let no = self.run.no;
+        let Some(key) = self.next_key else {
+            if self.read != self.run.len {
                 return Err(corrupt(
                     path,
-                    format!("run {no}: more than its {} fingerprints", self.run.len),
+                    format!(
+                        "run {no}: {} fingerprints, {} recorded",
+                        self.read, self.run.len
+                    ),
                 ));
             }
+            return Ok(false);
+        };
+        let slots = slots_of(&self.run);
+        if self.slot >= slots {
+            return Err(missing(path, &self.run, key));
+        }
+        let held = (self.block.len() / SLOT) as u64;
+        if self.slot < self.block_first || self.slot >= self.block_first + held {
+            let n = (slots - self.slot).min(BLOCK_SLOTS as u64) as usize;
+            self.block.resize(n * SLOT, 0);
+            files.read_into(&self.run, self.slot, &mut self.block)?;
+            self.block_first = self.slot;
+        }
+        let at = (self.slot - self.block_first) as usize * SLOT;
+        let blob = slot_chunk(path, &self.run, self.slot, &self.block[at..at + SLOT])?;
+        let chunk = decode_chunk(path, no, (no, key), blob)?;
+        if let Some(firsts) = &mut self.firsts {
+            firsts.push(key);
+        }
+        self.buf.clear();
+        self.buf.extend((0..chunk.len()).map(|i| chunk.fp(i)));
+        self.pos = 0;
+        self.next_key = chunk.next;
+        self.slot += 1;
+        self.read += chunk.len() as u64;
+        if self.read > self.run.len {
+            return Err(corrupt(
+                path,
+                format!("run {no}: more than its {} fingerprints", self.run.len),
+            ));
+        }
+        Ok(true)
+    }
+
+    pub(super) fn next(&mut self, path: &Path, files: &RunFiles) -> Result<Option<u128>> {
+        if self.pos == self.buf.len() && !self.next_chunk(path, files)? {
+            return Ok(None);
         }
         let v = self.buf[self.pos];
         self.pos += 1;
@@ -348,14 +298,14 @@ impl RunReader {
 /// first fingerprint and fences.
 fn merge_runs(
     path: &Path,
-    chunks: &mut redb::Table<'_, (u64, u128), &[u8]>,
+    files: &RunFiles,
     sources: &[RunInfo],
     no: u64,
 ) -> Result<(u64, u128, Vec<u128>)> {
     let mut srcs: Vec<RunReader> = sources.iter().map(|&r| RunReader::new(r)).collect();
     let mut heap = BinaryHeap::with_capacity(srcs.len());
     for (i, s) in srcs.iter_mut().enumerate() {
-        if let Some(v) = s.next(path, &*chunks)? {
+        if let Some(v) = s.next(path, files)? {
             heap.push(Reverse((v, i)));
         }
     }
@@ -364,25 +314,27 @@ fn merge_runs(
     while let Some(Reverse((v, i))) = heap.pop() {
         if last != Some(v) {
             last = Some(v);
-            out.push(path, chunks, v)?;
+            out.push(files, v)?;
         }
-        if let Some(next) = srcs[i].next(path, &*chunks)? {
+        if let Some(next) = srcs[i].next(path, files)? {
             heap.push(Reverse((next, i)));
         }
     }
-    out.finish(path, chunks)
+    out.finish(files)
 }
 
 /// Merges groups of [`FANOUT`] runs of one level, until no group is left; `compatible` says
-/// which runs may be merged together. The fences of each merged run go to `fences`.
+/// which runs may be merged together. The fences of each merged run go to `fences`, and the
+/// numbers of the runs merged away to `merged_away` (their files are removed once the list of
+/// runs without them is committed).
 pub(super) fn merge_levels(
     path: &Path,
-    chunks: &mut redb::Table<'_, (u64, u128), &[u8]>,
-    runs_table: &mut redb::Table<'_, u64, &[u8]>,
+    files: &RunFiles,
     runs: &mut Vec<RunInfo>,
     next_no: &mut u64,
     compatible: impl Fn(&RunInfo, &RunInfo) -> bool,
     fences: &mut Vec<(u64, Vec<u128>)>,
+    merged_away: &mut Vec<u64>,
 ) -> Result<()> {
     loop {
         let group: Option<Vec<usize>> = runs.iter().enumerate().find_map(|(i, a)| {
@@ -396,25 +348,18 @@ pub(super) fn merge_levels(
             return Ok(());
         };
         let sources: Vec<RunInfo> = group.iter().map(|&i| runs[i]).collect();
-        let (len, first, firsts) = merge_runs(path, chunks, &sources, *next_no)?;
-        fences.push((*next_no, firsts));
+        let no = *next_no;
+        *next_no += 1;
+        let (len, first, firsts) = merge_runs(path, files, &sources, no)?;
+        fences.push((no, firsts));
         let merged = RunInfo {
-            no: *next_no,
+            no,
             tag: sources.iter().map(|r| r.tag).max().unwrap_or(0),
             level: sources[0].level + 1,
             len,
             first,
         };
-        *next_no += 1;
-        for r in &sources {
-            chunks
-                .retain_in((r.no, 0u128)..=(r.no, u128::MAX), |_, _| false)
-                .ctx(path)?;
-            runs_table.remove(r.no).ctx(path)?;
-        }
-        runs_table
-            .insert(merged.no, &merged.encode()[..])
-            .ctx(path)?;
+        merged_away.extend(sources.iter().map(|r| r.no));
         runs.retain(|r| !sources.contains(r));
         runs.push(merged);
     }

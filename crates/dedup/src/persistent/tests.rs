@@ -4,7 +4,7 @@ use super::format::{CHUNKS, RUNS, WRITE_FPS as W, meta_value};
 use super::*;
 use crate::FINGERPRINT_VERSION;
 use crate::MemorySet;
-use redb::ReadableTable;
+use redb::{ReadableTable, ReadableTableMetadata};
 
 /// The identity of the tests' keys, with what a store of format 3 or older recorded of them.
 fn id() -> StoreIdentity {
@@ -331,6 +331,12 @@ fn a_format_2_store_is_upgraded() {
         &[("discarded_runs", &discarded)],
     );
     let set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
+    assert_eq!(set.upgraded_from(), Some(2));
+    let warning = set.report().warning.unwrap_or_default();
+    assert!(
+        warning.contains("upgraded from format 2 to format 5"),
+        "{warning}"
+    );
     let mut all: Vec<Fingerprint> = big.iter().chain(&[3, 4]).map(|&v| Fingerprint(v)).collect();
     all.sort();
     assert_eq!(set.fingerprints().unwrap(), all);
@@ -339,11 +345,23 @@ fn a_format_2_store_is_upgraded() {
         format_of(&path),
         meta_value("store_format", &STORE_FORMAT.to_le_bytes())
     );
+    // format 5: the chunks moved to the runs' files, cut again in chunks of WRITE_FPS
+    {
+        let db = Database::create(&path).unwrap();
+        let txn = db.begin_read().unwrap();
+        assert_eq!(txn.open_table(CHUNKS).unwrap().len().unwrap(), 0);
+    }
+    let len1 = std::fs::metadata(run_file(&path, 1)).unwrap().len();
+    assert_eq!(
+        len1,
+        (5000u64.div_ceil(W as u64) as usize * files::SLOT) as u64
+    );
     let (new, set) = run_once(
         &path,
         Abandoned::Seen,
         &[big[0], big[2500], big[4999], 3, 5],
     );
+    assert_eq!(set.upgraded_from(), None, "upgraded once");
     assert_eq!(new, [false, false, false, true, true]);
     assert!(set.contains(Fingerprint(big[4000])).unwrap());
     assert_eq!(set.len(), 5003);
@@ -375,15 +393,10 @@ fn damaged_chunk_is_a_typed_error() {
         .unwrap();
     set.sync().unwrap();
     drop(set);
-    {
-        let db = Database::create(&path).unwrap();
-        let txn = db.begin_write().unwrap();
-        txn.open_table(CHUNKS)
-            .unwrap()
-            .insert((1u64, 5u128), &[1u8, 2, 3][..])
-            .unwrap();
-        txn.commit().unwrap();
-    }
+    // the chunk's slot holds three bytes of chunk
+    patch(&run_file(&path, 1), 0, |slot| {
+        slot[..7].copy_from_slice(&[3, 0, 0, 0, 1, 2, 3]);
+    });
     // The open reads every run (for the filter); without it, every lookup path checks.
     let err = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap_err();
     assert!(matches!(err, DedupError::CorruptStore { .. }), "{err}");
@@ -441,6 +454,26 @@ fn edit(path: &Path, f: impl FnOnce(&redb::WriteTransaction)) {
     txn.commit().unwrap();
 }
 
+/// The file of run `no` of the store at `path`.
+fn run_file(path: &Path, no: u64) -> PathBuf {
+    files::runs_dir(path).join(format!("run-{no}"))
+}
+
+/// Changes slot `slot` of a run file in place (the same file, as an open store holds it).
+fn patch(file: &Path, slot: usize, f: impl FnOnce(&mut [u8])) {
+    use std::os::unix::fs::FileExt;
+    let at = (slot * files::SLOT) as u64;
+    let handle = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(file)
+        .unwrap();
+    let mut buf = vec![0u8; files::SLOT];
+    handle.read_exact_at(&mut buf, at).unwrap();
+    f(&mut buf);
+    handle.write_all_at(&buf, at).unwrap();
+}
+
 /// A store of one run of 2.5 chunks of fingerprints (three chunks; the second holds `fps[W..2W]`,
 /// `W` = [`WRITE_FPS`]) and one of two more; returns the fingerprints of the first.
 fn three_chunk_store(path: &Path) -> Vec<u128> {
@@ -471,66 +504,141 @@ fn a_flipped_byte_of_a_chunk_is_found() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("seen.redb");
     let fps = three_chunk_store(&path);
-    let good = std::fs::read(&path).unwrap();
-    let body = W * 16;
-    // In a fingerprint, in the next chunk's key, the last-chunk mark, the checksum.
-    for at in [0, 16 * (W / 2) + 5, body + 3, body + 16, body + 31] {
-        std::fs::write(&path, &good).unwrap();
-        edit(&path, |txn| {
-            let mut t = txn.open_table(CHUNKS).unwrap();
-            let mut v = t.get((1u64, fps[W])).unwrap().unwrap().value().to_vec();
-            v[at] ^= 0x01;
-            t.insert((1u64, fps[W]), &v[..]).unwrap();
+    let file = run_file(&path, 1);
+    let good = std::fs::read(&file).unwrap();
+    let body = 4 + W * 16;
+    // In the chunk's length (4,001 bytes; more than a slot), in a fingerprint, in the next
+    // chunk's key, the last-chunk mark, the checksum.
+    for at in [0, 1, 4 + 16 * (W / 2) + 5, body + 3, body + 16, body + 31] {
+        std::fs::write(&file, &good).unwrap();
+        // A store open (its fences read) whose file changes under it: the sparse path checks.
+        let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
+        // byte 1 of the length: 4,000 + 4,096, more than a slot holds
+        patch(&file, 1, |slot| {
+            slot[at] ^= if at == 1 { 0x10 } else { 0x01 }
         });
         let case = format!("byte {at}");
-        let chunk = format!("run 1, chunk {:#034x}", fps[W]);
+        let what = if at == 1 {
+            "run 1, slot 1: a chunk of 8096 bytes".to_owned()
+        } else {
+            format!("run 1, chunk {:#034x}", fps[W])
+        };
+        let what = what.as_str();
+        // One chunk read (sparse, by the fences), a pass over the run (dense), the whole store.
+        assert_corrupt(set.contains(Fingerprint(fps[W + W / 2])), what, &case);
+        let probe = [Fingerprint(fps[W + W / 2]), Fingerprint(fps[5 * W / 2 - 1])];
+        assert_corrupt(set.insert_batch(&probe, &mut Vec::new()), what, &case);
+        assert_corrupt(set.fingerprints(), what, &case);
+        // Keys outside the chunk are still answered (the run's other chunks are whole).
+        assert!(set.contains(Fingerprint(fps[10])).unwrap());
+        drop(set);
         // The open reads every run for the filter; without it, every lookup path checks.
         let opened = PersistentSet::open(&path, &id(), opts(Abandoned::Seen));
-        assert_corrupt(opened, &chunk, &case);
+        assert_corrupt(opened, what, &case);
         let mut set = PersistentSet::open_unfiltered(&path, &id(), opts(Abandoned::Seen)).unwrap();
-        // One chunk read (sparse), a pass over the run (dense), the whole store.
-        assert_corrupt(set.contains(Fingerprint(fps[W + W / 2])), &chunk, &case);
-        let probe = [Fingerprint(fps[W + W / 2]), Fingerprint(fps[5 * W / 2 - 1])];
-        assert_corrupt(set.insert_batch(&probe, &mut Vec::new()), &chunk, &case);
-        assert_corrupt(set.fingerprints(), &chunk, &case);
-        // Keys outside the chunk are still answered (the run's other chunks are whole).
+        assert_corrupt(set.contains(Fingerprint(fps[W + W / 2])), what, &case);
+        assert_corrupt(set.insert_batch(&probe, &mut Vec::new()), what, &case);
         assert!(set.contains(Fingerprint(fps[10])).unwrap());
     }
 }
 
 #[test]
-fn a_lost_or_moved_chunk_is_found() {
+fn a_lost_moved_or_foreign_chunk_or_file_is_found() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("seen.redb");
     let fps = three_chunk_store(&path);
-    let good = std::fs::read(&path).unwrap();
-    let key = (1u64, fps[W]);
-    for (case, to) in [
-        ("removed", None),
-        ("moved up", Some((1u64, fps[W] + 1))),
-        ("moved to run 2", Some((2u64, fps[W]))),
-    ] {
-        std::fs::write(&path, &good).unwrap();
-        edit(&path, |txn| {
-            let mut t = txn.open_table(CHUNKS).unwrap();
-            let v = t.remove(key).unwrap().unwrap().value().to_vec();
-            if let Some(to) = to {
-                t.insert(to, &v[..]).unwrap();
-            }
-        });
-        let what = if case == "moved up" {
-            "checksum"
-        } else {
-            "missing"
-        };
+    let (one, two) = (run_file(&path, 1), run_file(&path, 2));
+    let (good1, good2) = (std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    let slot = |i: usize| good1[i * files::SLOT..(i + 1) * files::SLOT].to_vec();
+    // (case, the damage, what the error says, whether the open of the files finds it)
+    type Damage<'a> = Box<dyn Fn() + 'a>;
+    let cases: Vec<(&str, Damage, &str, bool)> = vec![
+        (
+            "slots swapped",
+            Box::new(|| {
+                let (a, b) = (slot(1), slot(2));
+                patch(&one, 1, |s| s.copy_from_slice(&b));
+                patch(&one, 2, |s| s.copy_from_slice(&a));
+            }),
+            "checksum",
+            false,
+        ),
+        (
+            "a slot of run 2",
+            Box::new(|| patch(&one, 1, |s| s.copy_from_slice(&good2[..files::SLOT]))),
+            "checksum",
+            false,
+        ),
+        (
+            "the last slot cut",
+            Box::new(|| std::fs::write(&one, &good1[..2 * files::SLOT]).unwrap()),
+            "bytes",
+            true,
+        ),
+        (
+            "the file removed",
+            Box::new(|| std::fs::remove_file(&one).unwrap()),
+            "missing",
+            true,
+        ),
+        (
+            "the file of run 2 in its place",
+            Box::new(|| std::fs::write(&one, &good2).unwrap()),
+            "bytes",
+            true,
+        ),
+    ];
+    for (case, damage, what, at_open) in cases {
+        std::fs::write(&one, &good1).unwrap();
+        std::fs::write(&two, &good2).unwrap();
+        damage();
         let opened = PersistentSet::open(&path, &id(), opts(Abandoned::Seen));
         assert_corrupt(opened, "run 1", case);
-        let mut set = PersistentSet::open_unfiltered(&path, &id(), opts(Abandoned::Seen)).unwrap();
+        let unfiltered = PersistentSet::open_unfiltered(&path, &id(), opts(Abandoned::Seen));
+        if at_open {
+            assert_corrupt(unfiltered, what, case);
+            continue;
+        }
+        let mut set = unfiltered.unwrap();
         assert_corrupt(set.contains(Fingerprint(fps[W + W / 2])), what, case);
         let probe = [Fingerprint(fps[W + W / 2]), Fingerprint(fps[5 * W / 2 - 1])];
         assert_corrupt(set.insert_batch(&probe, &mut Vec::new()), "run 1", case);
-        assert_corrupt(set.fingerprints(), "run", case);
+        assert_corrupt(set.fingerprints(), "run 1", case);
     }
+}
+
+#[test]
+fn a_lost_or_emptied_database_file_beside_run_files_is_damage_not_a_new_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seen.redb");
+    three_chunk_store(&path);
+    for case in ["emptied", "removed"] {
+        if case == "emptied" {
+            std::fs::write(&path, b"").unwrap();
+        } else {
+            std::fs::remove_file(&path).unwrap();
+        }
+        let opened = PersistentSet::open(&path, &id(), opts(Abandoned::Seen));
+        assert_corrupt(opened, "holds run files", case);
+        assert!(run_file(&path, 1).exists(), "{case}: the runs are kept");
+    }
+}
+
+#[test]
+fn a_run_file_no_list_names_is_removed_at_open_and_a_listed_one_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seen.redb");
+    three_chunk_store(&path);
+    // what a write killed before its commit leaves: a file whose run is not listed
+    let stray = run_file(&path, 9);
+    std::fs::write(&stray, vec![7u8; files::SLOT]).unwrap();
+    let other = files::runs_dir(&path).join("notes.txt");
+    std::fs::write(&other, b"not a run file").unwrap();
+    let set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
+    assert!(!stray.exists());
+    assert!(other.exists(), "only run files are removed");
+    assert!(run_file(&path, 1).exists() && run_file(&path, 2).exists());
+    assert_eq!(set.len(), (5 * W / 2 + 2) as u64);
 }
 
 #[test]
@@ -617,7 +725,7 @@ fn contains_answers_as_insert_batch_for_a_discarded_run() {
 }
 
 #[test]
-fn fenced_lookups_agree_with_a_set_and_the_fences_with_the_table() {
+fn fenced_lookups_agree_with_a_set_and_the_fences_with_the_files() {
     // A store grown over many syncs (runs merged at several levels), then every kind of probe
     // through the fences with a filter that says "maybe" for all: stored keys, absent keys
     // between them, below the smallest, above the largest, and each fence itself.
@@ -641,19 +749,25 @@ fn fenced_lookups_agree_with_a_set_and_the_fences_with_the_table() {
         set.sync().unwrap();
     }
     assert!(set.runs.iter().any(|r| r.level >= 2), "{:?}", set.runs);
-    // The fences of every run (merged ones included) are the keys of its chunks in the table.
-    let txn = set.db().begin_read().unwrap();
-    let table = txn.open_table(CHUNKS).unwrap();
+    // The fences of every run (merged ones included) are the first fingerprints of the chunks
+    // in its file (read here from the slots: length, then the fingerprints).
     for run in &set.runs {
-        let keys: Vec<u128> = table
-            .range((run.no, 0u128)..=(run.no, u128::MAX))
-            .unwrap()
-            .map(|e| e.unwrap().0.value().1)
+        let bytes = std::fs::read(run_file(&path, run.no)).unwrap();
+        let keys: Vec<u128> = bytes
+            .chunks(files::SLOT)
+            .map(|slot| u128::from_le_bytes(slot[4..20].try_into().unwrap()))
             .collect();
         assert!(keys.len() > 1 || run.len <= W as u64, "{run:?}");
-        assert_eq!(set.fences.of(run.no), Some(&keys[..]), "run {}", run.no);
+        assert_eq!(
+            set.fences.of(run.no).map(|f| f.all()),
+            Some(&keys[..]),
+            "run {}",
+            run.no
+        );
     }
-    drop((table, txn));
+    // no file of a run merged away is left
+    let listed = std::fs::read_dir(files::runs_dir(&path)).unwrap().count();
+    assert_eq!(listed, set.runs.len());
     set.filter = StoreFilter::all_maybe();
     let stored: Vec<Fingerprint> = mem.iter().collect();
     let mut probes: Vec<Fingerprint> = stored.iter().step_by(7).copied().collect();
@@ -664,6 +778,7 @@ fn fenced_lookups_agree_with_a_set_and_the_fences_with_the_table() {
             set.fences
                 .of(run.no)
                 .unwrap()
+                .all()
                 .iter()
                 .map(|&f| Fingerprint(f)),
         );

@@ -1,10 +1,14 @@
-//! Upgrading a store of format 1 or 2 to the current format, in the transaction that opens it.
+//! Upgrading a store of an older format to the current one, in the transaction that opens it:
+//! the checksums of format 3 (for formats 1 and 2), then the runs' chunks moved from the
+//! database to the runs' files of format 5.
 
 use super::STORE_FORMAT;
+use super::files::RunFiles;
 use super::format::{
-    CHUNK_FPS, FP_BYTES, RunInfo, StoreCtx, corrupt, decode_tags, encode_chunk, encode_tags,
-    meta_put, read_u32, runs_digest,
+    CHUNK_FPS, FP_BYTES, RunInfo, StoreCtx, corrupt, decode_chunk, decode_tags, encode_chunk,
+    encode_tags, meta_put, read_u32, runs_digest,
 };
+use super::runs::{RunWriter, missing};
 use crate::Result;
 use redb::{ReadableTable, Table};
 use std::path::Path;
@@ -138,4 +142,62 @@ pub(super) fn upgrade(
     meta_put(path, meta, "discarded_runs", &encode_tags(&discarded))?;
     meta_put(path, meta, "runs_digest", &runs_digest(&runs))?;
     meta_put(path, meta, "store_format", &STORE_FORMAT.to_le_bytes())
+}
+
+/// Moves the runs' chunks of a store of format 4 or older (after the upgrades above) from the
+/// database's chunks table to the runs' files, cut again in chunks of
+/// [`WRITE_FPS`](super::format::WRITE_FPS) (older runs have chunks of up to [`CHUNK_FPS`]),
+/// every chunk and chain checked as it is read; syncs the files and the folder, then empties
+/// the table. The run records stay as they are (a run keeps its number, length and first
+/// fingerprint). Killed before the transaction commits, the store is still of its old format
+/// and the files made are removed at the next open, which upgrades again.
+pub(super) fn chunks_to_files(
+    path: &Path,
+    files: &RunFiles,
+    runs_table: &Table<'_, u64, &[u8]>,
+    chunks: &mut Table<'_, (u64, u128), &[u8]>,
+) -> Result<()> {
+    let mut runs = Vec::new();
+    for entry in runs_table.iter().ctx(path)? {
+        let (k, v) = entry.ctx(path)?;
+        runs.push(RunInfo::decode(path, k.value(), v.value())?);
+    }
+    for run in &runs {
+        let mut writer = RunWriter::new(run.no);
+        let mut expect = Some(run.first);
+        for entry in chunks
+            .range((run.no, 0u128)..=(run.no, u128::MAX))
+            .ctx(path)?
+        {
+            let (k, v) = entry.ctx(path)?;
+            let key = k.value();
+            match expect {
+                Some(want) if want == key.1 => {}
+                Some(want) => return Err(missing(path, run, want)),
+                None => {
+                    return Err(corrupt(
+                        path,
+                        format!("run {}, chunk {:#034x}: after the last", run.no, key.1),
+                    ));
+                }
+            }
+            let chunk = decode_chunk(path, run.no, key, v.value())?;
+            for i in 0..chunk.len() {
+                writer.push(files, chunk.fp(i))?;
+            }
+            expect = chunk.next;
+        }
+        if let Some(want) = expect {
+            return Err(missing(path, run, want));
+        }
+        let (len, first, _) = writer.finish(files)?;
+        if len != run.len || first != run.first {
+            return Err(corrupt(
+                path,
+                format!("run {}: {len} fingerprints, {} recorded", run.no, run.len),
+            ));
+        }
+    }
+    files.sync_dir()?;
+    chunks.retain(|_, _| false).ctx(path)
 }
