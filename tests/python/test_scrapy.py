@@ -398,7 +398,8 @@ def test_persistent_under_jobdir_survives_reopening(tmp_path, sequence):
         rfp.close("shutdown")
     assert got_theirs == want
     assert got_ours == want
-    assert sorted(os.listdir(ours)) == [STORE_FILE]  # and no requests.seen of ours
+    # the store (its file and its folder of runs), and no requests.seen of ours
+    assert sorted(os.listdir(ours)) == [STORE_FILE, STORE_FILE + ".runs"]
     # through from_crawler: JOBDIR picks the persistent kind and the same store
     crawler = get_crawler(settings_dict={
         "JOBDIR": str(ours),
