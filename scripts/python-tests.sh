@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The Python tests (tests/python/): builds the `linksieve` module's wheel from the repository
-# (`pip wheel .`: maturin, the release profile) into target/wheels, installs it into a venv
+# (`pip wheel .`: maturin, with the `pytest` profile of Cargo.toml: optimized, without the
+# release's link-time optimization; LINKSIEVE_PY_PROFILE=release for the wheel users get) into
+# target/wheels, installs it into a venv
 # under target/ with tests/python/requirements.txt, builds the debug CLI (the tests' oracle),
 # then runs pytest: the API against the CLI and xxhash, pyarrow in and out, the GIL released,
 # the seen-sets against a Python set and a kill, the type stubs (mypy), every docstring
@@ -20,7 +22,8 @@ export PATH="$venv/bin:$PATH"
 scripts/venv.sh "$venv" "$req"
 # the wheel (maturin comes from the venv: no isolated build environment to download)
 rm -f "$target_dir"/wheels/linksieve-*.whl
-"$venv/bin/pip" wheel -q --disable-pip-version-check --no-deps --no-build-isolation \
+MATURIN_PEP517_ARGS="--profile ${LINKSIEVE_PY_PROFILE:-pytest}" \
+    "$venv/bin/pip" wheel -q --disable-pip-version-check --no-deps --no-build-isolation \
     -w "$target_dir/wheels" .
 "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall \
     "$target_dir"/wheels/linksieve-*.whl
