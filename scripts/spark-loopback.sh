@@ -90,10 +90,11 @@ spark_home="$("$venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(p
 spark_version="$("$venv/bin/python" -c 'import pyspark; print(pyspark.__version__)')"
 say "pyspark $spark_version ($pip_note, ${pip_secs} s), $(java -version 2>&1 | head -n1)"
 # The Python module for job G: its wheel, built from this checkout (a no-op for cargo when it is
-# up to date, so never a stale module), and pyarrow, into the same venv.
+# up to date, so never a stale module) with the `pytest` profile of the Python tests (the same
+# build; LINKSIEVE_PY_PROFILE=release for the users' one), and pyarrow, into the same venv.
 wheels="${CARGO_TARGET_DIR:-$root/target}/wheels"
 rm -f "$wheels"/linksieve-*.whl
-"$venv/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$wheels" "$root" >&2 \
+MATURIN_PEP517_ARGS="--profile ${LINKSIEVE_PY_PROFILE:-pytest}" "$venv/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$wheels" "$root" >&2 \
     || die "could not build the linksieve wheel (pip wheel .)"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
     "$wheels"/linksieve-*.whl >&2
