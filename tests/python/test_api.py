@@ -211,6 +211,24 @@ def test_extract_legacy_encoding_offsets_are_byte_offsets():
         linksieve.extract("x", base="http://a/")
 
 
+def test_extract_says_from_legacy_and_its_key_is_the_cli_one(cli, tmp_path):
+    """A link of a page in a legacy encoding (windows-1258 writes an accent as a combining
+    character) is keyed by `linksieve run --html` with NFC: `from_legacy` says to pass nfc=True."""
+    page = ("<html><head><meta charset=\"windows-1258\"></head><body>\n"
+            "<p>see http://example.com/cafe\u0301 now</p></body></html>\n").encode("cp1258")
+    f = tmp_path / "p.html"
+    f.write_bytes(page)
+    [link] = linksieve.extract(page, html=True)
+    assert link.encoding == "windows-1258" and link.from_legacy
+    assert link.text == "http://example.com/cafe\u0301"
+    key = linksieve.normalize(link.text, input="leiri", nfc=link.from_legacy)
+    assert key == "http://example.com/caf%C3%A9"
+    assert cli("run", "--html", "-q", f).stdout.splitlines() == [key]
+    # the same text in UTF-8 is not from a legacy encoding
+    [utf8] = linksieve.extract(page.decode("cp1258").replace("windows-1258", "utf-8"), html=True)
+    assert not utf8.from_legacy
+
+
 def test_extract_equals_cli_scan(cli, tmp_path):
     page = (b'<html><head><base href="/root/"><title>t</title></head><body>\n'
             b'<a href="a.html">a</a> <img src="//cdn.example/i.png" srcset="x.png 1x, y.png 2x">\n'

@@ -43,6 +43,10 @@ pub(crate) struct Link {
     error: Option<String>,
     /// The encoding the input was decoded with.
     encoding: &'static str,
+    /// The text was decoded from a legacy (non-Unicode) encoding: `linksieve run` keys such
+    /// text with Unicode NFC (3987bis 3.1), so pass `nfc=link.from_legacy` to `normalize` for
+    /// its key. For HTML, true for every link of a document in a legacy encoding.
+    from_legacy: bool,
 }
 
 #[pymethods]
@@ -69,8 +73,9 @@ impl Link {
 }
 
 impl Link {
-    /// A link found in text (not an attribute): `text` is the hit's text as reported.
-    fn in_text(h: &Hit, text: String, encoding: &'static str) -> Link {
+    /// A link found in text (not an attribute): `text` is the hit's text as reported;
+    /// `legacy`: the whole input was decoded from a legacy encoding.
+    fn in_text(h: &Hit, text: String, encoding: &'static str, legacy: bool) -> Link {
         Link {
             text,
             start: h.start,
@@ -83,6 +88,7 @@ impl Link {
             url: None,
             error: None,
             encoding,
+            from_legacy: legacy || h.from_legacy,
         }
     }
 }
@@ -157,7 +163,7 @@ pub(crate) fn extract(
             .into_iter()
             .map(|mut h| {
                 let text = std::mem::take(&mut h.text);
-                Link::in_text(&h, text, h.encoding.name())
+                Link::in_text(&h, text, h.encoding.name(), false)
             })
             .collect());
     }
@@ -175,11 +181,12 @@ pub(crate) fn extract(
         let scanned = doc.text_links(&opts);
         let mut links = Vec::new();
         let name = doc.encoding.name();
+        let legacy = doc.encoding != encoding_rs::UTF_8;
         doc.in_order(&scanned.hits, opts.ascii_only, |item| {
             links.push(match item {
                 DocumentItem::Text(h) => {
                     let text = unescape_link(&h.text, &h.trimmed.trailing, opts.ascii_only);
-                    Link::in_text(h, text.into_owned(), name)
+                    Link::in_text(h, text.into_owned(), name, legacy)
                 }
                 DocumentItem::Attribute(l) => Link {
                     text: l.value.clone(),
@@ -193,6 +200,7 @@ pub(crate) fn extract(
                     url: l.url.as_ref().ok().map(|u| u.as_str().to_owned()),
                     error: l.url.as_ref().err().map(|e| e.to_string()),
                     encoding: name,
+                    from_legacy: legacy,
                 },
             })
         });
