@@ -2,7 +2,7 @@
 //! unsynced keys as a new run (`sync`), and loading a sorted stream as one run (`bulk_load`).
 
 use super::filter::StoreFilter;
-use super::format::{META, RUNS, RunInfo, StoreCtx, guarded, meta_put, runs_digest};
+use super::format::{META, RUNS, RunInfo, StoreCtx, begin_write, guarded, meta_put, runs_digest};
 use super::runs::{RunWriter, lookup_one_run, merge_levels};
 use super::{ABSENT, PersistentSet, SEEN};
 use crate::{DedupError, Fingerprint, Result};
@@ -231,8 +231,7 @@ impl PersistentSet {
             // nothing written: the run's number is not used
             *next_no -= 1;
         }
-        let mut txn = self.db().begin_write().ctx(path)?;
-        txn.set_quick_repair(true);
+        let txn = begin_write(self.db(), path)?;
         {
             let mut runs_table = txn.open_table(RUNS).ctx(path)?;
             for &no in &merged_away {

@@ -21,7 +21,7 @@ mod upgrade;
 use crate::{DedupError, Fingerprint, Result, SeenSet};
 use files::RunFiles;
 use filter::{StoreFilter, Unsynced};
-use format::{FP_BYTES, META, RunInfo, StoreCtx, encode_tags, guarded, meta_put};
+use format::{FP_BYTES, META, RunInfo, StoreCtx, begin_write, encode_tags, guarded, meta_put};
 use redb::Database;
 use runs::{RunReader, lookup_one_run};
 use std::path::{Path, PathBuf};
@@ -574,8 +574,7 @@ impl PersistentSet {
     fn write_meta(&self, set: &[(&str, &[u8])], remove: &[&str]) -> Result<()> {
         let path = &self.path;
         guarded(path, "writing", || {
-            let mut txn = self.db().begin_write().ctx(path)?;
-            txn.set_quick_repair(true);
+            let txn = begin_write(self.db(), path)?;
             {
                 let mut meta = txn.open_table(META).ctx(path)?;
                 for &(k, v) in set {

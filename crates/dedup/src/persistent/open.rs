@@ -3,7 +3,7 @@
 
 use super::files::RunFiles;
 use super::format::{
-    CHUNKS, IdentityCheck, META, RUNS, RunInfo, StoreCtx, check_identity, corrupt,
+    CHUNKS, IdentityCheck, META, RUNS, RunInfo, StoreCtx, begin_write, check_identity, corrupt,
     decode_publishing, decode_tags, encode_tags, meta_get, meta_need, meta_put, read_u64,
     runs_digest, stored_format,
 };
@@ -37,8 +37,7 @@ impl PersistentSet {
         identity: &StoreIdentity,
         abandoned: Abandoned,
     ) -> Result<Opened> {
-        let mut txn = db.begin_write().ctx(path)?;
-        txn.set_quick_repair(true);
+        let txn = begin_write(db, path)?;
         let mut adopted = false;
         let mut upgraded_from = None;
         let opened = {
