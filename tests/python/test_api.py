@@ -229,6 +229,33 @@ def test_extract_says_from_legacy_and_its_key_is_the_cli_one(cli, tmp_path):
     assert not utf8.from_legacy
 
 
+def test_resolve_equals_cli_resolve(cli):
+    """linksieve.resolve gives what `linksieve resolve` prints, in every input mode, and
+    refuses what it refuses (RFC 3986 5.4's examples and a few web ones)."""
+    base = "http://a/b/c/d;p?q"
+    refs = ["g:h", "g", "./g", "g/", "/g", "//g", "?y", "g?y", "#s", "g#s", ";x", "", ".",
+            "./", "..", "../", "../g", "../..", "../../g", "../../../g", "/./g", "g.", "..g",
+            "./../g", "g;x=1/../y", "http:g", "..\\g", "h\tt p://x/", "%zz", "é/ü"]
+    for mode in ["strict", "leiri", "web"]:
+        for non_strict in [False, True]:
+            args = ["resolve", "--base", base, "--input", mode, "--format", "jsonl"]
+            if non_strict:
+                args.append("--non-strict")
+            rows = [json.loads(x) for x in cli(*args, *refs, status=None).stdout.splitlines()]
+            assert len(rows) == len(refs)
+            for ref, row in zip(refs, rows):
+                case = (mode, non_strict, ref)
+                if "output" in row:
+                    got = linksieve.resolve(base, ref, input=mode, strict=not non_strict)
+                    assert got == row["output"], case
+                else:
+                    with pytest.raises(ValueError):
+                        linksieve.resolve(base, ref, input=mode, strict=not non_strict)
+    assert linksieve.resolve(base, "../g") == "http://a/b/g"
+    with pytest.raises(ValueError, match="input"):
+        linksieve.resolve(base, "g", input="loose")
+
+
 def test_extract_equals_cli_scan(cli, tmp_path):
     page = (b'<html><head><base href="/root/"><title>t</title></head><body>\n'
             b'<a href="a.html">a</a> <img src="//cdn.example/i.png" srcset="x.png 1x, y.png 2x">\n'

@@ -30,6 +30,7 @@ from ._linksieve import (
     fingerprint,
     identity,
     normalize,
+    resolve,
 )
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "identity",
     "normalize",
     "normalize_many",
+    "resolve",
 ]
 
 

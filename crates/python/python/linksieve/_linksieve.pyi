@@ -20,6 +20,7 @@ __all__ = [
     "compare",
     "fingerprint",
     "identity",
+    "resolve",
     "extract",
     "Link",
     "Normalizer",
@@ -45,6 +46,15 @@ class NormalizeError(ValueError):
 
 class StoreError(RuntimeError):
     """A seen-set that cannot go on (store identity, damage, lock, disk; a closed set)."""
+
+def resolve(
+    base: str,
+    reference: str,
+    *,
+    input: _InputMode = "strict",
+    strict: bool = True,
+) -> str:
+    """A reference resolved against a base IRI (RFC 3986 5.2); raises ValueError."""
 
 def normalize(
     url: str,
