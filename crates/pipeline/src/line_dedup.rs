@@ -58,6 +58,12 @@ pub struct DedupStats {
     pub peak_rss_bytes: Option<u64>,
     /// Stopped early by SIGINT.
     pub interrupted: bool,
+    /// Bytes the line search looked at, copied or moved (reads, the search for LFs, the
+    /// fingerprints, the part of a line carried to the next read, the buffer's growth): linear
+    /// in the input however long its lines are, which a test checks in place of a clock. Not in
+    /// the summary or the JSON.
+    #[serde(skip)]
+    pub work: u64,
 }
 
 impl DedupStats {
@@ -242,16 +248,23 @@ impl LineDedup<'_> {
             }
             let before = bytes.len();
             let want = before + BATCH;
+            let capacity = bytes.capacity();
             // a read error ends the input after what was read before it
             let (eof, err) = match fill(r, &mut bytes, want) {
                 Ok(eof) => (eof, None),
                 Err(e) => (true, Some(e)),
             };
             self.stats.bytes_read += (bytes.len() - before) as u64;
+            // the read, and the carried part moved when the buffer grew
+            self.stats.work += (bytes.len() - before) as u64;
+            if bytes.capacity() != capacity {
+                self.stats.work += before as u64;
+            }
             // Complete lines now; the part after the last LF waits for more (or the end).
             let whole = if eof {
                 bytes.len()
             } else {
+                self.stats.work += (bytes.len() - before) as u64;
                 match memchr::memrchr(b'\n', &bytes[before..]) {
                     Some(i) => before + i + 1,
                     // no LF yet: keep reading into the same buffer
@@ -260,6 +273,7 @@ impl LineDedup<'_> {
             };
             // at most one read's worth of bytes is copied
             let carry = bytes[whole..].to_vec();
+            self.stats.work += carry.len() as u64;
             bytes.truncate(whole);
             self.batch(bytes)?;
             if err.is_some() || eof {
@@ -287,6 +301,8 @@ impl LineDedup<'_> {
             start = nl + 1;
         }
         self.stats.lines += ends.len() as u64;
+        // the search for LFs and the fingerprints: twice the batch
+        self.stats.work += 2 * bytes.len() as u64;
         // The batch waits in `ordered` until its answers come: a spill set counts it.
         let held = bytes.capacity() + ends.capacity() * std::mem::size_of::<usize>() + ends.len();
         self.dedup.submit(&self.fps, held, self.ordered.answers())?;
