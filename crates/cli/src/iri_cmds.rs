@@ -3,7 +3,7 @@
 
 use crate::line_io::{self, LineArgs, Reply};
 use anyhow::{Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use linksieve_iri::{
     HostKind, HostMapping, InputError, InputMode, IriError, IriRef, Severity, Strictness,
     ToUriOptions, WebHost, WebUrl,
@@ -35,21 +35,12 @@ pub struct ResolveArgs {
     items: Vec<String>,
 }
 
-/// How to map hosts in `to-uri` (3987bis 3.4).
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum HostArg {
-    /// Percent-encode the UTF-8 (3.4.1).
-    Percent,
-    /// IDNA ToASCII (3.4.2, UTS 46).
-    Punycode,
-}
-
 /// `linksieve to-uri`.
 #[derive(Args, Debug)]
 pub struct ToUriArgs {
     /// Host mapping.
     #[arg(long, value_enum, default_value = "percent")]
-    host: HostArg,
+    host: HostMapping,
     /// Document charset (a WHATWG label) for the query of http/https IRIs (3987bis 3.5).
     #[arg(long, value_name = "LABEL")]
     charset: Option<String>,
@@ -152,7 +143,7 @@ fn fields_reply(fields: &[(&str, Option<&str>)]) -> Reply {
 
 /// Runs `linksieve parse`; in web mode the components are the URL record's.
 pub fn parse(a: &ParseArgs) -> Result<ExitCode> {
-    let mode = a.lines.input.into();
+    let mode = a.lines.input;
     line_io::run(&a.items, &a.lines, |s| {
         if mode == InputMode::Web {
             return linksieve_iri::parse_web(s, None, None)
@@ -165,7 +156,7 @@ pub fn parse(a: &ParseArgs) -> Result<ExitCode> {
 
 /// Runs `linksieve resolve`.
 pub fn resolve(a: &ResolveArgs) -> Result<ExitCode> {
-    let mode = a.lines.input.into();
+    let mode = a.lines.input;
     let strictness = if a.non_strict {
         Strictness::NonStrict
     } else {
@@ -197,12 +188,11 @@ pub fn to_uri(a: &ToUriArgs) -> Result<ExitCode> {
         },
         None => None,
     };
-    let host = match a.host {
-        HostArg::Percent => HostMapping::Percent,
-        HostArg::Punycode => HostMapping::Punycode,
+    let opts = ToUriOptions {
+        host: a.host,
+        charset,
     };
-    let opts = ToUriOptions { host, charset };
-    let mode = a.lines.input.into();
+    let mode = a.lines.input;
     line_io::run(&a.items, &a.lines, |s| {
         linksieve_iri::to_uri_str(s, mode, &opts).map(Reply::text)
     })
@@ -210,7 +200,7 @@ pub fn to_uri(a: &ToUriArgs) -> Result<ExitCode> {
 
 /// Runs `linksieve to-iri`.
 pub fn to_iri(a: &PlainArgs) -> Result<ExitCode> {
-    let mode = a.lines.input.into();
+    let mode = a.lines.input;
     line_io::run(&a.items, &a.lines, |s| {
         linksieve_iri::to_iri_str(s, mode).map(Reply::text)
     })
@@ -218,7 +208,7 @@ pub fn to_iri(a: &PlainArgs) -> Result<ExitCode> {
 
 /// Runs `linksieve check`: `ok`, or the diagnostics; an item with an error counts as rejected.
 pub fn check(a: &PlainArgs) -> Result<ExitCode> {
-    let mode = a.lines.input.into();
+    let mode = a.lines.input;
     line_io::run(&a.items, &a.lines, |s| {
         let (_, diags) = linksieve_iri::check_str(s, mode)?;
         let text = if diags.is_empty() {

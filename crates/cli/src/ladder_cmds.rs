@@ -1,9 +1,9 @@
 //! `normalize` and `compare`: thin wrappers over the comparison ladder of `linksieve_iri`
 //! (draft-ietf-iri-comparison-00 section 4).
 
-use crate::line_io::{self, InputArg, LineArgs, Reply};
+use crate::line_io::{self, LineArgs, Reply};
 use anyhow::{Context, Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use linksieve_iri::{
     Comparison, InputMode, KeyForm, NormalizeOptions, Profile, Redirects, Rules, Rung, compare_str,
     normalize_str,
@@ -13,57 +13,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// A rung of the ladder.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum RungArg {
-    /// The text as given (4.1).
-    String,
-    /// Case, percent-encoding, dot segments (4.2).
-    Syntax,
-    /// Ports, empty path, IDNA hosts, IPv6 (4.3).
-    Scheme,
-    /// No fragment; optional rules and redirects (4.4).
-    Protocol,
-}
-
-impl From<RungArg> for Rung {
-    fn from(l: RungArg) -> Self {
-        match l {
-            RungArg::String => Rung::String,
-            RungArg::Syntax => Rung::Syntax,
-            RungArg::Scheme => Rung::Scheme,
-            RungArg::Protocol => Rung::Protocol,
-        }
-    }
-}
-
-/// The form of a key.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum FormArg {
-    /// ASCII URI: punycode hosts, percent-encoded UTF-8.
-    Uri,
-    /// Readable IRI (3987bis 3.7).
-    Iri,
-    /// SURT with the scheme: `http://(com,example,)/path`.
-    Surt,
-}
-
-impl From<FormArg> for KeyForm {
-    fn from(f: FormArg) -> Self {
-        match f {
-            FormArg::Uri => KeyForm::Uri,
-            FormArg::Iri => KeyForm::Iri,
-            FormArg::Surt => KeyForm::Surt,
-        }
-    }
-}
-
 /// Options of every command that makes keys.
 #[derive(Args, Debug, Clone)]
 pub struct LadderArgs {
     /// Rung of the comparison ladder (draft-ietf-iri-comparison-00 4.1-4.4).
-    #[arg(long = "level", value_name = "RUNG", value_enum, default_value_t = RungArg::Scheme)]
-    rung: RungArg,
+    #[arg(long = "level", value_name = "RUNG", value_enum, default_value_t = Rung::Scheme)]
+    rung: Rung,
     /// Unicode NFC at the syntax rung: for text transcoded from a legacy encoding (CMP 4.2.2).
     #[arg(long)]
     nfc: bool,
@@ -92,8 +47,8 @@ pub struct NormalizeArgs {
     #[command(flatten)]
     ladder: LadderArgs,
     /// Form of the key.
-    #[arg(long, value_enum, default_value_t = FormArg::Uri)]
-    form: FormArg,
+    #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
+    form: KeyForm,
     #[command(flatten)]
     lines: LineArgs,
     /// IRIs (none, or `-`: read stdin).
@@ -109,8 +64,8 @@ pub struct CompareArgs {
     #[arg(long)]
     explain: bool,
     /// How the two IRIs are read before parsing.
-    #[arg(long, value_enum, default_value_t = InputArg::Strict)]
-    input: InputArg,
+    #[arg(long, value_enum, default_value_t = InputMode::Strict)]
+    input: InputMode,
     /// The first IRI.
     a: String,
     /// The second IRI.
@@ -123,19 +78,19 @@ pub struct IdentityArgs {
     #[command(flatten)]
     ladder: LadderArgs,
     /// Form of the keys.
-    #[arg(long, value_enum, default_value_t = FormArg::Uri)]
-    form: FormArg,
+    #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
+    form: KeyForm,
     /// The input mode the links were read in (as `run --input`).
-    #[arg(long, value_enum, default_value_t = InputArg::Leiri)]
-    input: InputArg,
+    #[arg(long, value_enum, default_value_t = InputMode::Leiri)]
+    input: InputMode,
 }
 
 /// Runs `linksieve identity`: prints, as one JSON object, the identity of the keys these options
 /// make (hash, hash version, rung, form, rule-set version), for engines that keep their own
 /// seen-set and must refuse to mix keys of different kinds.
 pub fn identity(a: &IdentityArgs) -> Result<ExitCode> {
-    let mode = a.input.into();
-    let opts = options(&a.ladder, mode, a.form.into())?;
+    let mode = a.input;
+    let opts = options(&a.ladder, mode, a.form)?;
     let id = linksieve_pipeline::seen::KeyIdentity::of(&opts, mode);
     writeln!(std::io::stdout().lock(), "{}", id.to_json())?;
     Ok(ExitCode::SUCCESS)
@@ -143,7 +98,7 @@ pub fn identity(a: &IdentityArgs) -> Result<ExitCode> {
 
 /// Builds the options; reports the redirect file's counts on stderr.
 pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<NormalizeOptions> {
-    let rung: Rung = l.rung.into();
+    let rung: Rung = l.rung;
     if rung != Rung::Protocol && (l.rules.is_some() || l.redirects.is_some()) {
         bail!("--rules and --redirects apply at the protocol rung: add --level protocol");
     }
@@ -185,8 +140,8 @@ pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<
 
 /// Runs `linksieve normalize`.
 pub fn normalize(a: &NormalizeArgs) -> Result<ExitCode> {
-    let mode = a.lines.input.into();
-    let opts = options(&a.ladder, mode, a.form.into())?;
+    let mode = a.lines.input;
+    let opts = options(&a.ladder, mode, a.form)?;
     line_io::run(&a.items, &a.lines, |s| {
         normalize_str(s, mode, &opts).map(Reply::text)
     })
@@ -197,7 +152,7 @@ pub fn normalize(a: &NormalizeArgs) -> Result<ExitCode> {
 /// (`equivalent under profile <name>`, exit 0, or `different up to profile <name>`, exit 1);
 /// an input without a key is reported on stderr (exit 2).
 pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
-    let mode: InputMode = a.input.into();
+    let mode: InputMode = a.input;
     let opts = options(&a.ladder, mode, KeyForm::Uri)?;
     let c = match compare_str(&a.a, &a.b, mode, &opts) {
         Ok(c) => c,

@@ -6,6 +6,7 @@
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
+use linksieve_iri::InputMode;
 use serde_json::{Value, json};
 use std::fmt::Display;
 use std::io::{BufRead, BufWriter, Write};
@@ -26,34 +27,12 @@ pub enum Format {
     Tsv,
 }
 
-/// Input mode (3987bis 6).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum InputArg {
-    /// The IRI grammar of 3987bis 2.2, nothing changed.
-    #[default]
-    Strict,
-    /// Legacy Extended IRIs (3987bis 6.1).
-    Leiri,
-    /// Web Addresses: the WHATWG URL Standard (3987bis 6.2).
-    Web,
-}
-
-impl From<InputArg> for linksieve_iri::InputMode {
-    fn from(m: InputArg) -> Self {
-        match m {
-            InputArg::Strict => linksieve_iri::InputMode::Strict,
-            InputArg::Leiri => linksieve_iri::InputMode::Leiri,
-            InputArg::Web => linksieve_iri::InputMode::Web,
-        }
-    }
-}
-
 /// Options every line command takes.
 #[derive(Args, Debug, Clone)]
 pub struct LineArgs {
     /// How input is read before parsing.
-    #[arg(long, value_enum, default_value_t = InputArg::Strict)]
-    pub input: InputArg,
+    #[arg(long, value_enum, default_value_t = InputMode::Strict)]
+    pub input: InputMode,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,

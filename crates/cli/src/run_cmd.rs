@@ -1,12 +1,11 @@
 //! `linksieve run`: the main job. Argument parsing, the progress bar, signals and the output file;
 //! the work is `linksieve_pipeline::run`.
 
-use crate::ladder_cmds::{FormArg, LadderArgs, options};
-use crate::line_io::InputArg;
+use crate::ladder_cmds::{LadderArgs, options};
 use anyhow::{Context, Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use linksieve_dedup::{CommitPolicy, SeenSet};
-use linksieve_iri::InputMode;
+use linksieve_iri::{InputMode, KeyForm};
 use linksieve_pipeline::Report;
 use linksieve_pipeline::delivery::FdOutput;
 use linksieve_pipeline::output::{AtomicOutput, check_target, same_file};
@@ -23,40 +22,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-/// Seen-set kinds.
-#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
-pub enum DedupArg {
-    /// Exact, in RAM.
-    Memory,
-    /// Exact for any number of keys: sorted runs on disk, k-way merge (with --memory).
-    Spill,
-    /// A Bloom filter (with --fp-rate): may drop new keys; the expected number is reported.
-    Approx,
-}
-
-/// Output formats of `run`.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum RunFormat {
-    /// One key per line.
-    Keys,
-    /// `key<TAB>canonical<TAB>original<TAB>provenance`: the key's fingerprint in hex, the key,
-    /// the first original, `INPUT:LINE:OFFSET` or the WARC record's target URI; fields escaped.
-    Tsv,
-    /// One JSON object per new key.
-    Jsonl,
-}
-
 /// `linksieve run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
     #[command(flatten)]
     ladder: LadderArgs,
     /// Form of the keys.
-    #[arg(long, value_enum, default_value_t = FormArg::Uri)]
-    form: FormArg,
+    #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
+    form: KeyForm,
     /// How found links are read before parsing (LEIRI accepts what text often holds: `|`, `{`).
-    #[arg(long, value_enum, default_value_t = InputArg::Leiri)]
-    input: InputArg,
+    #[arg(long, value_enum, default_value_t = InputMode::Leiri)]
+    input: InputMode,
     /// Input encoding: any WHATWG label, or `auto` (BOM, else UTF-8 if valid, else a guess).
     #[arg(long, default_value = "auto", value_name = "LABEL")]
     encoding: String,
@@ -91,24 +67,17 @@ pub struct RunArgs {
     #[command(flatten)]
     seen: SeenArgs,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = RunFormat::Keys)]
-    format: RunFormat,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Keys)]
+    format: OutputFormat,
     /// Write `key<TAB>count` at the end (first-occurrence order) instead of keys.
     #[arg(long)]
     counts: bool,
     /// WARC records to scan: `content` (response payloads, resource and conversion records,
     /// not `metadata:` targets or media without text) or `all` (every record's block).
-    #[arg(long, value_enum, default_value_t = WarcRecordsArg::Content, value_name = "WHICH")]
-    warc_records: WarcRecordsArg,
+    #[arg(long, value_enum, default_value_t = WarcRecords::Content, value_name = "WHICH")]
+    warc_records: WarcRecords,
     #[command(flatten)]
     io: IoArgs,
-}
-
-/// `--warc-records`.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum WarcRecordsArg {
-    Content,
-    All,
 }
 
 /// Inputs, output file, summary: shared by `run` and `dedup`.
@@ -161,8 +130,8 @@ fn hook() -> FailureHook {
 #[derive(Args, Debug)]
 pub struct SeenArgs {
     /// Seen-set.
-    #[arg(long, value_enum, default_value_t = DedupArg::Memory)]
-    dedup: DedupArg,
+    #[arg(long, value_enum, default_value_t = SeenKind::Memory)]
+    dedup: SeenKind,
     /// Memory budget of `--dedup spill` (default 512M; the process stays within it plus
     /// 32 MiB + 16 x --chunk-size per thread), or the most an `--dedup approx` filter may grow
     /// to. 64K to 1T.
@@ -218,11 +187,7 @@ impl SeenArgs {
     /// The factory's options.
     fn options(&self) -> SeenOptions {
         SeenOptions {
-            kind: match self.dedup {
-                DedupArg::Memory => SeenKind::Memory,
-                DedupArg::Spill => SeenKind::Spill,
-                DedupArg::Approx => SeenKind::Approx,
-            },
+            kind: self.dedup,
             memory: self.memory,
             fp_rate: self.fp_rate,
             expected: self.expected,
@@ -276,24 +241,23 @@ pub struct DedupArgs {
     #[command(flatten)]
     ladder: LadderArgs,
     /// With --seen: the form the lines were keyed in.
-    #[arg(long, value_enum, default_value_t = FormArg::Uri)]
-    form: FormArg,
+    #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
+    form: KeyForm,
     /// With --seen: the input mode the links were read in (as `run --input`).
-    #[arg(long, value_enum, default_value_t = InputArg::Leiri)]
-    input: InputArg,
+    #[arg(long, value_enum, default_value_t = InputMode::Leiri)]
+    input: InputMode,
     #[command(flatten)]
     io: IoArgs,
 }
 
 /// Runs `linksieve dedup`: exit 0, 1 when an input could not be read, 130 after SIGINT.
 pub fn dedup(a: &DedupArgs) -> Result<ExitCode> {
-    let normalize = options(&a.ladder, InputMode::Strict, a.form.into())?;
+    let normalize = options(&a.ladder, InputMode::Strict, a.form)?;
     let (inputs, problems) = a.io.inputs();
     check_paths(&a.io, a.seen.store())?;
-    let mut dedup = a.seen.open(
-        &KeyIdentity::of(&normalize, a.input.into()),
-        a.io.out.is_some(),
-    )?;
+    let mut dedup = a
+        .seen
+        .open(&KeyIdentity::of(&normalize, a.input), a.io.out.is_some())?;
     let commit = a.seen.policy(a.io.out.is_some());
     let cancel = cancel_on_sigint()?;
     let (mut out, tmp) = open_output(a.io.out.as_deref())?;
@@ -611,8 +575,8 @@ fn parse_size(s: &str) -> Result<usize, String> {
 
 /// Runs `linksieve run`: exit 0, 1 when an input could not be read, 130 after SIGINT.
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
-    let mode = a.input.into();
-    let normalize = options(&a.ladder, mode, a.form.into())?;
+    let mode = a.input;
+    let normalize = options(&a.ladder, mode, a.form)?;
     let encoding =
         EncodingChoice::from_label(&a.encoding).map_err(|e| anyhow::anyhow!("--encoding: {e}"))?;
     let opts = RunOptions {
@@ -636,16 +600,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             .transpose()
             .map_err(|e| anyhow::anyhow!("--base: not a valid web address: {e}"))?,
         all_schemes: a.all_schemes,
-        format: match a.format {
-            RunFormat::Keys => OutputFormat::Keys,
-            RunFormat::Tsv => OutputFormat::Tsv,
-            RunFormat::Jsonl => OutputFormat::Jsonl,
-        },
+        format: a.format,
         counts: a.counts,
-        warc_records: match a.warc_records {
-            WarcRecordsArg::Content => WarcRecords::Content,
-            WarcRecordsArg::All => WarcRecords::All,
-        },
+        warc_records: a.warc_records,
         on_input_failure: Some(hook()),
         commit: a.seen.policy(a.io.out.is_some()),
     };

@@ -8,12 +8,11 @@ use std::io::{BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::ladder_cmds::{FormArg, LadderArgs, options};
-use crate::line_io::InputArg;
+use crate::ladder_cmds::{LadderArgs, options};
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use linksieve_iri::InputMode;
 use linksieve_iri::WebUrl;
+use linksieve_iri::{InputMode, KeyForm};
 use linksieve_pipeline::{
     Document, DocumentItem, DocumentLink, DocumentOptions, Keyer, read_document,
 };
@@ -82,11 +81,11 @@ pub struct ScanArgs {
     #[command(flatten)]
     pub ladder: LadderArgs,
     /// `--format tsv`: the form of the keys.
-    #[arg(long, value_enum, default_value_t = FormArg::Uri)]
-    pub form: FormArg,
+    #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
+    pub form: KeyForm,
     /// `--format tsv`: how found links are read before parsing (as in `run`).
-    #[arg(long, value_enum, default_value_t = InputArg::Leiri)]
-    pub input: InputArg,
+    #[arg(long, value_enum, default_value_t = InputMode::Leiri)]
+    pub input: InputMode,
     /// Files to read; `-` or none for standard input.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -106,7 +105,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
         lines: args.format != ScanFormat::Text,
         html: args.html,
     };
-    let input: InputMode = args.input.into();
+    let input: InputMode = args.input;
     let document = args.html.then(|| -> Result<DocumentOptions> {
         Ok(DocumentOptions {
             url: args
@@ -123,7 +122,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
     let document = document.transpose()?;
     let mut printer = HitPrinter {
         format: args.format,
-        keyer: Keyer::new(input, &options(&args.ladder, input, args.form.into())?),
+        keyer: Keyer::new(input, &options(&args.ladder, input, args.form)?),
         rejected: 0,
         html: args.html.then_some(args.ascii_only),
         legacy_document: false,

@@ -15,11 +15,14 @@ use encoding_rs::Encoding;
 /// assert_eq!(iri.to_uri(&opts).unwrap().as_str(), "http://xn--rsum-bpad.example.org");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum HostMapping {
     /// 3.4.1: percent-encode the UTF-8 of non-ASCII characters (the default, a SHOULD).
     #[default]
+    #[cfg_attr(feature = "clap", value(help = "Percent-encode the UTF-8 (3.4.1)"))]
     Percent,
     /// 3.4.2: convert with IDNA (UTS 46 ToASCII); a failure fails the whole mapping.
+    #[cfg_attr(feature = "clap", value(help = "IDNA ToASCII (3.4.2, UTS 46)"))]
     Punycode,
 }
 

@@ -18,14 +18,64 @@ use std::borrow::Cow;
 /// assert_eq!(parse_input(" HTTP://A/b\\c ", InputMode::Web).unwrap().as_str(), "http://a/b/c");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum InputMode {
     /// The 3987bis 2.2 grammar, nothing changed.
     #[default]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "The IRI grammar of 3987bis 2.2, nothing changed")
+    )]
     Strict,
     /// 3987bis 6.1: characters of `leiri-ucschar` that are not `ucschar` are percent-encoded.
+    #[cfg_attr(feature = "clap", value(help = "Legacy Extended IRIs (3987bis 6.1)"))]
     Leiri,
     /// 3987bis 6.2 / WHATWG URL parsing; the result is the URL record's serialization.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Web Addresses: the WHATWG URL Standard (3987bis 6.2)")
+    )]
     Web,
+}
+
+impl InputMode {
+    /// Every input mode.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_iri::InputMode::ALL.len(), 3);
+    /// ```
+    pub const ALL: [InputMode; 3] = [InputMode::Strict, InputMode::Leiri, InputMode::Web];
+
+    /// The mode's name as the command line and Python spell it.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_iri::InputMode::Leiri.name(), "leiri");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            InputMode::Strict => "strict",
+            InputMode::Leiri => "leiri",
+            InputMode::Web => "web",
+        }
+    }
+}
+
+/// An input mode by its name.
+///
+/// ```
+/// use linksieve_iri::InputMode;
+/// assert_eq!("web".parse::<InputMode>().unwrap(), InputMode::Web);
+/// assert!("loose".parse::<InputMode>().is_err());
+/// ```
+impl std::str::FromStr for InputMode {
+    type Err = crate::UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, crate::UnknownName> {
+        InputMode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| crate::UnknownName(s.to_owned()))
+    }
 }
 
 /// Why input was rejected in a given mode.

@@ -53,15 +53,29 @@ use std::sync::Arc;
 /// assert_eq!(Rung::Protocol.to_string(), "protocol");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Rung {
     /// CMP 4.1 simple string comparison: the IRI as given.
+    #[cfg_attr(feature = "clap", value(help = "The text as given (4.1)"))]
     String,
     /// CMP 4.2 syntax-based normalization.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Case, percent-encoding, dot segments (4.2)")
+    )]
     Syntax,
     /// CMP 4.3 scheme-based normalization (the default).
     #[default]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Ports, empty path, IDNA hosts, IPv6 (4.3)")
+    )]
     Scheme,
     /// CMP 4.4 protocol-based normalization.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "No fragment; optional rules and redirects (4.4)")
+    )]
     Protocol,
 }
 
@@ -142,16 +156,26 @@ impl std::str::FromStr for Rung {
 /// assert_eq!(key(KeyForm::Surt), "http://(example,xn--rsum-bpad,www,:8080)/p?q");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum KeyForm {
     /// ASCII: punycode hosts, percent-encoded UTF-8 (RFC 3986 URI). The default.
     #[default]
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "ASCII URI: punycode hosts, percent-encoded UTF-8")
+    )]
     Uri,
     /// Readable: the `uri` key converted with 3987bis 3.7 (U-label hosts from the scheme rung
     /// up, percent-encoded UTF-8 decoded where 3.7 allows).
+    #[cfg_attr(feature = "clap", value(help = "Readable IRI (3987bis 3.7)"))]
     Iri,
     /// Heritrix SURT with the scheme: `http://(com,example,:8080@user)/path?query#frag`. Host
     /// labels reversed, each followed by `,`; IP addresses are not reversed; references
     /// without an authority keep the `uri` form. See [`from_surt`] for the exact escaping.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "SURT with the scheme: `http://(com,example,)/path`")
+    )]
     Surt,
 }
 

@@ -27,19 +27,28 @@ use std::io::{self, Write};
 /// assert_eq!(linksieve_pipeline::OutputFormat::default(), linksieve_pipeline::OutputFormat::Keys);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum OutputFormat {
     /// The key, one per line.
     #[default]
+    #[cfg_attr(feature = "clap", value(help = "One key per line"))]
     Keys,
     /// The engine row of [`crate::write_row`]: `key<TAB>canonical<TAB>original<TAB>provenance`,
     /// with `key` the fingerprint in hex and `provenance` `INPUT:LINE:OFFSET` (or the WARC
     /// record's target URI); fields escaped with [`crate::tsv`].
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "`key<TAB>canonical<TAB>original<TAB>provenance`: the key's fingerprint in hex, the key, the first original, `INPUT:LINE:OFFSET` or the WARC record's target URI; fields escaped"
+        )
+    )]
     Tsv,
     /// One JSON object per new key: key, original, file, offset, line, provenance, and `rung`,
     /// the lowest rung at which the original (with its implied scheme, see
     /// [`crate::implied_scheme`]) already has this key. Diagnostics are objects too:
     /// `{"rejected", "error", "file", "offset", "line", "provenance"}` for a link without a key
     /// and `{"input", "error"}` for an input that could not be read.
+    #[cfg_attr(feature = "clap", value(help = "One JSON object per new key"))]
     Jsonl,
 }
 

@@ -16,15 +16,29 @@ use std::path::PathBuf;
 /// assert_eq!(linksieve_pipeline::seen::SeenKind::default(), linksieve_pipeline::seen::SeenKind::Memory);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum SeenKind {
     /// Exact, in memory ([`MemorySet`]).
     #[default]
+    #[cfg_attr(feature = "clap", value(help = "Exact, in RAM"))]
     Memory,
     /// Exact for any number of keys, within a memory budget: sorted runs on disk
     /// ([`SpillSet`]).
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "Exact for any number of keys: sorted runs on disk, k-way merge (with --memory)"
+        )
+    )]
     Spill,
     /// A Bloom filter that may drop new keys, with the expected number reported
     /// ([`BloomSet`]).
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "A Bloom filter (with --fp-rate): may drop new keys; the expected number is reported"
+        )
+    )]
     Approx,
 }
 

@@ -169,14 +169,17 @@ pub fn read_warc_header<R: BufRead>(r: &mut R) -> Result<Option<WarcHeader>, War
 /// assert_eq!(WarcRecords::default(), WarcRecords::Content);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum WarcRecords {
     /// What was archived: `response` payloads, `resource` and `conversion` (WET) blocks, except
     /// a crawler's own files (`metadata:` target URIs, such as wget's log) and media types that
     /// hold no text (images, audio, video, fonts, archives). The rest is counted as skipped.
     #[default]
+    #[cfg_attr(feature = "clap", value(help = "What was archived (the default)"))]
     Content,
     /// Every record's block (a `response`'s payload still decoded), `request`, `metadata`,
     /// `revisit` and `warcinfo` records included.
+    #[cfg_attr(feature = "clap", value(help = "Every record's block"))]
     All,
 }
 

@@ -17,14 +17,13 @@ pub(crate) struct KeyOptions {
 
 /// The input mode by name.
 pub(crate) fn input_mode(name: &str) -> PyResult<InputMode> {
-    match name {
-        "strict" => Ok(InputMode::Strict),
-        "leiri" => Ok(InputMode::Leiri),
-        "web" => Ok(InputMode::Web),
-        _ => Err(PyValueError::new_err(format!(
-            "input: unknown input mode {name:?} (strict, leiri, web)"
-        ))),
-    }
+    name.parse().map_err(|_| {
+        let names: Vec<&str> = InputMode::ALL.iter().map(|m| m.name()).collect();
+        PyValueError::new_err(format!(
+            "input: unknown input mode {name:?} ({})",
+            names.join(", ")
+        ))
+    })
 }
 
 thread_local! {
