@@ -144,8 +144,9 @@ pub struct SeenArgs {
     #[arg(long, default_value_t = 10_000_000, value_name = "N",
           value_parser = clap::value_parser!(u64).range(..=MAX_EXPECTED))]
     expected: u64,
-    /// A persistent seen-set: only keys no earlier run wrote are written. A file (one process
-    /// at a time), or a set shared by many processes on a Redis or Valkey server:
+    /// A persistent seen-set: only keys no earlier run wrote are written. A file and the folder
+    /// PATH.runs beside it (one process at a time), or a set shared by many processes on a
+    /// Redis or Valkey server:
     /// `redis://HOST:PORT/DB?prefix=NAME`, `rediss://...` (TLS), `redis+cluster://H:P,H:P/?...`.
     #[arg(long, value_name = "PATH|URL")]
     seen: Option<PathBuf>,

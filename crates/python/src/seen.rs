@@ -67,8 +67,8 @@ fn store_error(e: DedupError) -> PyErr {
 /// kind: "memory" (exact, in memory: about 22 bytes a key), "approx" (a Bloom filter of
 /// `expected` keys at `fp_rate` false "seen" answers, or at most `memory` bytes), "spill"
 /// (exact, at most `memory` bytes of RAM, default 512 MiB, the rest in sorted runs under the
-/// folder `path` or the temporary folder), or "persistent" (exact, a store file at `path` that
-/// outlives the process). A persistent store records what its keys are (the `level`, `form`
+/// folder `path` or the temporary folder), or "persistent" (exact, a store at `path`, with its
+/// runs in the folder `path` + ".runs", that outlives the process). A persistent store records what its keys are (the `level`, `form`
 /// and `profile` that made them, or your own `namespace`) and refuses other keys with
 /// StoreError. Use it as a context manager, or call close().
 ///
