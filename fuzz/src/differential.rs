@@ -96,6 +96,8 @@ pub fn run(data: &[u8]) {
                 ..DocumentOptions::default()
             },
         );
+        // the legacy test written out here (the document's encoding, or the scanner's), not
+        // `DocumentItem::from_legacy`: the oracle does not share it with `run`
         let legacy = doc.encoding != encoding_rs::UTF_8;
         let hits = doc.text_links(&scan).hits;
         doc.in_order(&hits, scan.ascii_only, |item| match item {

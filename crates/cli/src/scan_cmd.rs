@@ -200,9 +200,8 @@ struct HitPrinter<W> {
     rejected: u64,
     /// `--html` (with `--ascii-only`'s value): links are printed with their references decoded.
     html: Option<bool>,
-    /// `--html`: the document being printed was decoded from a legacy (non-Unicode) encoding,
-    /// so its text links are keyed with NFC, as its attributes are and as `run --html` keys
-    /// both (the scanner sees the decoded UTF-8 text, so its hits never say so themselves).
+    /// `--html`: the link being printed was decoded from a legacy (non-Unicode) encoding
+    /// ([`DocumentItem::from_legacy`], which `run --html` asks too), so it is keyed with NFC.
     legacy_document: bool,
     out: W,
 }
@@ -249,10 +248,10 @@ fn scan_document<W: Write>(
     open(path)?.read_to_end(&mut bytes).context("cannot read")?;
     let doc = read_document(&bytes, document);
     let scanned = doc.text_links(opts);
-    printer.legacy_document = doc.encoding != encoding_rs::UTF_8;
     let mut result = Ok(());
     doc.in_order(&scanned.hits, opts.ascii_only, |item| {
         if result.is_ok() {
+            printer.legacy_document = item.from_legacy(&doc);
             result = match item {
                 DocumentItem::Text(h) => printer.write_hit(&h.as_hit_ref(), &file),
                 DocumentItem::Attribute(l) => printer.write_outlink(l, &doc, &file),

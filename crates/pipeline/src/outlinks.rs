@@ -203,6 +203,26 @@ pub enum DocumentItem<'d> {
     Attribute(&'d DocumentLink),
 }
 
+impl DocumentItem<'_> {
+    /// Whether the item's text was decoded from a legacy (non-Unicode) encoding: the
+    /// document's, or (for a link of the text) the scanner's. Such text is keyed with Unicode
+    /// NFC (3987bis 3.1: text transcoded from a legacy encoding), by `run`, `scan` and the
+    /// Python module alike: the one place that decides it.
+    ///
+    /// ```
+    /// use linksieve_pipeline::{read_document, DocumentItem, DocumentOptions};
+    /// let page = b"<meta charset=windows-1252><a href='http://a.example/'>http://t.example/</a>";
+    /// let d = read_document(page, &DocumentOptions::default());
+    /// let hits = d.text_links(&Default::default()).hits;
+    /// let mut legacy = Vec::new();
+    /// d.in_order(&hits, false, |i| legacy.push(i.from_legacy(&d)));
+    /// assert_eq!(legacy, [true, true]);
+    /// ```
+    pub fn from_legacy(&self, doc: &Document) -> bool {
+        doc.encoding != encoding_rs::UTF_8 || matches!(self, DocumentItem::Text(h) if h.from_legacy)
+    }
+}
+
 impl Document {
     /// The links written in the document's text: the scanner over the decoded text with
     /// `opts` (and `html` on: character references undone where a link ends). Offsets are

@@ -74,7 +74,7 @@ impl Link {
 
 impl Link {
     /// A link found in text (not an attribute): `text` is the hit's text as reported;
-    /// `legacy`: the whole input was decoded from a legacy encoding.
+    /// `legacy`: it was decoded from a legacy encoding.
     fn in_text(h: &Hit, text: String, encoding: &'static str, legacy: bool) -> Link {
         Link {
             text,
@@ -88,7 +88,7 @@ impl Link {
             url: None,
             error: None,
             encoding,
-            from_legacy: legacy || h.from_legacy,
+            from_legacy: legacy,
         }
     }
 }
@@ -163,7 +163,7 @@ pub(crate) fn extract(
             .into_iter()
             .map(|mut h| {
                 let text = std::mem::take(&mut h.text);
-                Link::in_text(&h, text, h.encoding.name(), false)
+                Link::in_text(&h, text, h.encoding.name(), h.from_legacy)
             })
             .collect());
     }
@@ -181,8 +181,8 @@ pub(crate) fn extract(
         let scanned = doc.text_links(&opts);
         let mut links = Vec::new();
         let name = doc.encoding.name();
-        let legacy = doc.encoding != encoding_rs::UTF_8;
         doc.in_order(&scanned.hits, opts.ascii_only, |item| {
+            let legacy = item.from_legacy(&doc);
             links.push(match item {
                 DocumentItem::Text(h) => {
                     let text = unescape_link(&h.text, &h.trimmed.trailing, opts.ascii_only);

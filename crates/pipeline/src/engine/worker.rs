@@ -248,7 +248,6 @@ impl Worker<'_> {
         self.out.outlinks = doc.stats;
         self.out.encoding = Some(doc.encoding.name());
         self.out.malformed = doc.malformed;
-        let legacy = doc.encoding != encoding_rs::UTF_8;
         let lines = opts.format.shows_lines();
         let scanned = doc.text_links(&ScanOptions { lines, ..opts.scan });
         self.out.too_long = scanned.stats.too_long;
@@ -263,7 +262,7 @@ impl Worker<'_> {
                 written(h.raw.as_deref(), h.trimmed.json_escapes),
                 &h.trimmed.trailing,
                 h.kind,
-                legacy || h.from_legacy,
+                item.from_legacy(&doc),
                 base + h.start,
                 h.line,
             ),
@@ -292,7 +291,7 @@ impl Worker<'_> {
                         self.key_link(&Found {
                             original: &l.value,
                             text: iri.as_str(),
-                            legacy,
+                            legacy: item.from_legacy(&doc),
                             offset,
                             line,
                             from,
