@@ -18,7 +18,8 @@ adds nothing). The layouts follow the targets (fuzz/src/*.rs):
 - differential: the pipeline's texts, with an option byte of its own (bits 0-4) and a
   container byte (none, or rotating through gzip, zstd, zstd with a dictionary frame, xz and
   lzma), small HTML documents (HTML_SEEDS), JSON documents with JSON-escaped links (JSON_SEEDS,
-  also given to scan), and a text in each container, plain and as a WARC
+  also given to scan), a text in each container, plain and as a WARC, and links wrapped in
+  `<…>` across line breaks (WRAPPED_SEEDS)
 """
 
 import glob
@@ -134,6 +135,13 @@ def main():
             for container in (0, 4):
                 counts["differential"] += write(dirs["differential"], bytes([flag, container]) + doc)
             counts["scan"] += write(dirs["scan"], bytes([0, i % 256]) + doc)
+    # links wrapped in `<…>` across line breaks (RFC 3986 appendix C), one longer than a 4 KiB
+    # chunk (a fuzzing find of 2026-11-27: `run` also wrote the links inside such a wrapper that
+    # fell into the chunk after a cut at a line feed); plain, schemeless and e-mail, gzip-coded
+    for doc in WRAPPED_SEEDS:
+        for flag in (0x00, 0x03, 0x10):
+            for container in (0, 3):
+                counts["differential"] += write(dirs["differential"], bytes([flag, container]) + doc)
     print(" ".join(f"{t}={c}" for t, c in counts.items()), "new seeds")
 
 
@@ -156,6 +164,14 @@ JSON_SEEDS = [
     b'{"html":"<a href=\\"http:\\/\\/b.example\\/c\\">x<\\/a>\\nhttp:\\/\\/c.example\\/d\\u002e"}\n',
     b'["http:\\/\\/a.example\\/1,http:\\/\\/a.example\\/2","http:\\/\\/u@h.example:99999\\/p\\ud83d"]\n',
     b'{"a":"HTTP:\\/\\/A.Example\\/%7e\\u00e9?x=\\u0026amp;","b":"http:\\/\\/","c":"http:\\/\\/x\\u00"}\n',
+]
+
+WRAPPED_SEEDS = [
+    b"see <http://c.example/\n"
+    + b"".join(b"https://in%d.example/%d\n" % (i % 7, i) for i in range(220))
+    + b">, then http://d.example/\n",
+    b"> quoted http://q.example/\n>> <http://w.example/a\n   b/c> and <URL:http://u.example/x\n y>\n"
+    b'<http://b.example/\nhttps://x.example/" y>\n',
 ]
 
 

@@ -4,8 +4,8 @@
 //! The rules follow from the scanner's: the boundary table (`boundary.rs`) says which bytes no
 //! link holds, the finder's look-backs stop at them, and in every ASCII-compatible WHATWG
 //! encoding LF, SP and the bytes below 0x30 are never trail bytes of a multi-byte character.
-//! The caller scans each chunk with a look-ahead of the longest link past its cut, so that a
-//! link that crosses a cut is found whole by the chunk it starts in.
+//! The caller scans each chunk with a look-ahead past its cut, so that a link that crosses a cut
+//! is found whole by the chunk it starts in, and takes a chunk's hits from its [`handover`].
 //!
 //! ```
 //! use linksieve_scan::{chunk, encoding_for_label};
@@ -121,6 +121,40 @@ pub fn token_end(bytes: &[u8]) -> usize {
         .iter()
         .position(|&b| b == b' ' || hard_boundary(b))
         .unwrap_or(bytes.len())
+}
+
+/// Where a chunk may take hits from, given `bytes` from its cut (its body and look-ahead),
+/// whether it starts inside a token, and the longest link `tail`: hits before it belong to
+/// the chunk before, which scans these bytes as its look-ahead and takes its hits up to the
+/// same place (`handover` of its look-ahead), so that every hit is owned by one chunk.
+///
+/// Two things cross a cut: a token ([`token_end`], when the cut is not clean) and a link
+/// wrapped in `<…>` whose whitespace runs hold a line break, which RFC 3986 appendix C has a
+/// reader remove (`<http://a.example/\n x>` is one link), so that even a cut at a line feed
+/// may fall inside it. Such a link holds no `<` or `"` and ends at the first `>`, at most
+/// `tail` bytes on: when a `>` comes before every `<` and `"` in the first `tail` bytes, the
+/// hits before it may lie inside a link that the chunk before found whole, and the hits
+/// after it are found alike by both chunks (the scanner's look-backs stop at a `>`).
+///
+/// ```
+/// use linksieve_scan::chunk::handover;
+/// // a clean cut: every hit is the chunk's
+/// assert_eq!(handover(b"http://b.example/ <http://c.example/>", false, 64), 0);
+/// // inside a token: after it
+/// assert_eq!(handover(b"example/x http://b.example/", true, 64), 9);
+/// // perhaps inside `<http://a.example/\n x>`: after the `>`
+/// assert_eq!(handover(b" x> http://b.example/", false, 64), 3);
+/// // `>` after the longest link: no wrapped link reaches it
+/// assert_eq!(handover(b" x> http://b.example/", false, 2), 0);
+/// ```
+pub fn handover(bytes: &[u8], mid_token: bool, tail: usize) -> usize {
+    let w = &bytes[..bytes.len().min(tail)];
+    let token = if mid_token { token_end(w) } else { 0 };
+    let wrapped = match memchr::memchr3(b'>', b'<', b'"', w) {
+        Some(p) if w[p] == b'>' => p + 1,
+        _ => 0,
+    };
+    token.max(wrapped)
 }
 
 #[cfg(test)]

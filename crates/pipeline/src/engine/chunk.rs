@@ -22,10 +22,10 @@ pub(super) enum Job {
         stream_start: bool,
         encoding: &'static Encoding,
         /// The chunk starts inside a token (no clean cut before it): hits before its
-        /// [`token_end`] belong to the previous chunk.
+        /// [`handover`] belong to the previous chunk.
         mid_token: bool,
         /// The chunk after this one starts inside a token: this chunk takes the hits up to the
-        /// [`token_end`] of its look-ahead.
+        /// [`handover`] of its look-ahead.
         next_mid_token: bool,
         /// Where `bytes` goes when the chunk is scanned, for the reader to fill again.
         recycle: Sender<Vec<u8>>,

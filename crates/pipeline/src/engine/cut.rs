@@ -1,9 +1,9 @@
 //! Where chunks of raw bytes are cut. The rules (which encodings can be cut, where in a window,
-//! which hits a chunk cut inside a token keeps) are the scanner's: [`linksieve_scan::chunk`].
+//! which hits each chunk keeps) are the scanner's: [`linksieve_scan::chunk`].
 //! What is the pipeline's is where it looks for a cut: the second half of a chunk.
 
 use super::*;
-pub(super) use linksieve_scan::chunk::{cut_in, cuttable, token_end};
+pub(super) use linksieve_scan::chunk::{cut_in, cuttable, handover};
 
 /// Where to cut a chunk of raw bytes: [`cut_in`] its second half.
 pub(super) fn cut_point(w: &[u8], enc: &'static Encoding) -> (usize, bool) {

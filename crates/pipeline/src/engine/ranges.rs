@@ -64,7 +64,7 @@ pub(super) fn read_range(
     let nominal = start + k * chunk;
     let next = (nominal + chunk).min(len);
     let from = if k == 0 { start } else { nominal - window };
-    // look-ahead: `tail`, twice that before a cut inside a token (see `Worker::scan`)
+    // look-ahead: twice `tail` (see `Worker::scan`)
     let to = (next + 2 * tail).min(len);
     // no clear(): a reused buffer is zeroed only where it grows (a memset of every chunk
     // before the read overwrites it was 2% of `run` on sparse text)
@@ -98,7 +98,7 @@ pub(super) fn read_range(
         encoding,
         ascii,
         from: (c0 - from) as usize,
-        to: ((c1 + if clean1 { tail } else { 2 * tail }).min(len) - from) as usize,
+        to: ((c1 + 2 * tail).min(len) - from) as usize,
         body: (c1 - c0) as usize,
         offset: c0,
         mid_token: !clean0,

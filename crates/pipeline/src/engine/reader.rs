@@ -328,8 +328,7 @@ impl<'a, 's> Reader<'a, 's> {
     ) -> io::Result<u64> {
         let chunk = self.opts.chunk_size.max(4096);
         let tail = self.opts.scan.max_link_len.max(64);
-        // a chunk's look-ahead is `tail`, twice that before a cut inside a token (see
-        // `Worker::scan`)
+        // a chunk's look-ahead is twice `tail` (see `Worker::scan`)
         let mut buf: Vec<u8> = Vec::with_capacity(chunk + 2 * tail);
         let mut eof = false;
         // Decide the encoding on the first 64 KiB, as the scanner would.
@@ -381,7 +380,7 @@ impl<'a, 's> Reader<'a, 's> {
             } else {
                 cut_point(&buf[..chunk], encoding)
             };
-            let end = (cut + if clean { tail } else { 2 * tail }).min(buf.len());
+            let end = (cut + 2 * tail).min(buf.len());
             // The chunk takes the buffer; what follows the cut moves to a recycled one.
             let mut next = self.free.1.try_recv().unwrap_or_default();
             next.clear();

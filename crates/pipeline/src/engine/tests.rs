@@ -164,3 +164,133 @@ fn malformed_utf8_counts_as_encoding_rs_does() {
         assert_eq!(errors > 0, had, "{b:?}");
     }
 }
+
+/// Links wrapped in `<…>` across line breaks (RFC 3986 appendix C: the reader removes the
+/// whitespace) can be longer than a chunk and cross its cuts at line feeds: `run` writes each
+/// one whole and none of the links inside it, as a scan of the whole input does, for every
+/// chunking, whether the file is read in ranges (plain) or streamed (gzip). Found by the
+/// `differential` fuzz target (a `<` before lines of links, closed 5 KB later): with 4 KiB
+/// chunks `run` also wrote 142 links from inside the wrapper. Around them: short wrapped links,
+/// mail quoting (`>` at line starts), wrappers that a `"` or a `<` breaks, and one longer than
+/// the longest link, whose inner links are links of their own.
+#[cfg(unix)]
+#[test]
+fn wrapped_links_across_line_feeds_are_found_whole_for_every_chunking() {
+    use super::{RunOptions, run};
+    use crate::InputSpec;
+    use linksieve_dedup::MemorySet;
+    use linksieve_scan::{Wrapper, scan_bytes};
+    use std::collections::HashSet;
+    use std::fmt::Write as _;
+    use std::io::Write as _;
+    let max = 16 << 10;
+    let mut text = String::new();
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = |m: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % m
+    };
+    for i in 0..60u64 {
+        for j in 0..next(30) {
+            writeln!(text, "https://plain{}.example/{j}", i % 7).unwrap();
+        }
+        let lines = match i % 5 {
+            0 => 1 + next(400),
+            1 => next(4),
+            2 => 150 + next(300),
+            _ => next(40),
+        };
+        let inner: String = (0..lines)
+            .map(|j| format!("https://in{}.example/{j}\n", next(50)))
+            .collect();
+        match i % 6 {
+            // a wrapped link, perhaps longer than a chunk
+            0 | 1 => write!(text, "see <http://c.example/{i}\n{inner}>, ").unwrap(),
+            // broken by a `"` or a `<`: its lines are links of their own
+            2 => write!(text, "<http://b.example/{i}\n{inner}\" x>\n").unwrap(),
+            3 => write!(text, "<http://b.example/{i}\n{inner}<x>\n").unwrap(),
+            // mail quoting
+            4 => write!(text, "> quoted http://q{i}.example/\n>> {inner}").unwrap(),
+            _ => write!(text, "<URL:http://u.example/{i}\n   more/{i}>\n").unwrap(),
+        }
+    }
+    // longer than the longest link: scanned as lines
+    let long: String = (0..1200)
+        .map(|j| format!("https://long.example/{j}\n"))
+        .collect();
+    writeln!(
+        text,
+        "<http://over.example/\n{long}>\nthe end http://last.example/"
+    )
+    .unwrap();
+    let scan = linksieve_scan::ScanOptions {
+        max_link_len: max,
+        ..Default::default()
+    };
+    let base = RunOptions {
+        scan,
+        ..RunOptions::default()
+    };
+    // the reference: the whole input scanned at once
+    let hits = scan_bytes(text.as_bytes(), &scan).hits;
+    let wrapped = |h: &linksieve_scan::Hit| {
+        h.trimmed.wrapper == Some(Wrapper::Angle)
+            && text[h.start as usize..h.end as usize].contains('\n')
+    };
+    assert!(
+        hits.iter()
+            .any(|h| wrapped(h) && h.end - h.start > 2 * 4096),
+        "wrapped links longer than a chunk"
+    );
+    assert!(hits.iter().filter(|h| wrapped(h)).count() > 15);
+    assert!(hits.iter().any(|h| h.text == "https://long.example/1000"));
+    let mut seen = HashSet::new();
+    let mut want = String::new();
+    for h in &hits {
+        if let Ok(k) = linksieve_iri::normalize_str(&h.text, base.input, &base.normalize)
+            && seen.insert(k.clone())
+        {
+            want.push_str(&k);
+            want.push('\n');
+        }
+    }
+    let (dir, plain) = temp_file("wrapped", "w.txt");
+    std::fs::write(&plain, &text).unwrap();
+    let packed = dir.join("w.txt.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    std::fs::write(&packed, gz.finish().unwrap()).unwrap();
+    for file in [plain, packed] {
+        for (threads, chunk) in [(1, 4096), (2, 4096), (1, 5000), (2, 7777), (1, 1 << 20)] {
+            let opts = RunOptions {
+                threads,
+                chunk_size: chunk,
+                ..base.clone()
+            };
+            let mut out = Vec::new();
+            let spec = [InputSpec::File(file.clone())];
+            let (cancel, progress) = (Default::default(), Default::default());
+            run(
+                &spec,
+                &opts,
+                &mut MemorySet::new(),
+                &mut out,
+                &cancel,
+                &progress,
+            )
+            .unwrap();
+            let got = String::from_utf8(out).unwrap();
+            let case = format!("{}, {threads} threads, chunk {chunk}", file.display());
+            if got != want {
+                let keys = |s: &str| s.lines().map(str::to_owned).collect::<HashSet<_>>();
+                let (got, want) = (keys(&got), keys(&want));
+                let extra: Vec<_> = got.difference(&want).take(3).collect();
+                let lost: Vec<_> = want.difference(&got).take(3).collect();
+                panic!("{case}: extra {extra:?}, lost {lost:?} (or another order)");
+            }
+        }
+    }
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -172,24 +172,23 @@ impl Worker<'_> {
             html: opts.html,
             ..opts.scan
         });
-        // Which hits are this chunk's. At a clean cut, those that start before it. At a cut
-        // inside a token (no clean cut in the window, see `cut_in`), a hit that starts just
-        // after the cut may be the tail of a link that crossed it, which the chunk before
-        // found whole in its look-ahead: the hits from the cut to the token's end, or to
-        // `tail` bytes after the cut where the token is longer, belong to the chunk before,
-        // so that every start is owned by exactly one chunk and none is lost (issue #18 item
-        // 1: minified text, CR-only and NUL-separated lines). The chunk before a cut inside a
-        // token gets twice the look-ahead, so that a link it owns that starts up to `tail`
-        // bytes after the cut is found whole. (A hit after `tail` bytes of a token cannot be
-        // the tail of a link that crossed the cut: links are at most `tail` bytes long.)
+        // Which hits are this chunk's: those from its handover to the handover of its
+        // look-ahead (`linksieve_scan::chunk::handover`). At a clean cut that is where the
+        // chunk starts, unless a `>` comes first: the hits before it may lie inside a link
+        // wrapped in `<…>` across line breaks (RFC 3986 appendix C), found whole by the chunk
+        // before. At a cut inside a token (no clean cut in the window, see `cut_in`) the hits
+        // to the token's end, or to `tail` bytes after the cut where the token is longer,
+        // may be the tail of a link that crossed the cut (issue #18 item 1: minified text,
+        // CR-only and NUL-separated lines). So every start is owned by exactly one chunk and
+        // none is lost. A chunk's look-ahead is twice `tail`: a link it owns starts up to
+        // `tail` bytes after its cut and is at most `tail` bytes long, so the scan stops at
+        // `until + tail` (a hit after `tail` bytes cannot be the tail of a link that crossed
+        // the cut: links are at most `tail` bytes long).
         let tail = opts.scan.max_link_len.max(64);
-        let token_end = |b: &[u8]| token_end(&b[..b.len().min(tail)]);
-        let from = if mid_token { token_end(bytes) } else { 0 } as u64;
-        let until = if next_mid_token {
-            body + token_end(&bytes[body..])
-        } else {
-            body
-        } as u64;
+        let from = handover(bytes, mid_token, tail) as u64;
+        let until = body + handover(&bytes[body..], next_mid_token, tail);
+        let stop = (until + tail).min(bytes.len());
+        let until = until as u64;
         // overlong candidates are counted where they start, by the same rule
         scanner.count_overlong_in(from..until);
         let mut take = |h: HitRef<'_>| {
@@ -214,7 +213,7 @@ impl Worker<'_> {
         } else {
             scanner.stats().malformed_sequences
         };
-        let _ = scanner.feed_with(&bytes[body..], &mut take);
+        let _ = scanner.feed_with(&bytes[body..stop], &mut take);
         let _ = scanner.finish_with(&mut take);
         self.out.malformed = malformed;
         self.out.too_long = scanner.stats().too_long;
