@@ -171,8 +171,8 @@ fn malformed_utf8_counts_as_encoding_rs_does() {
 /// chunking, whether the file is read in ranges (plain) or streamed (gzip). Found by the
 /// `differential` fuzz target (a `<` before lines of links, closed 5 KB later): with 4 KiB
 /// chunks `run` also wrote 142 links from inside the wrapper. Around them: short wrapped links,
-/// mail quoting (`>` at line starts), wrappers that a `"` or a `<` breaks, and one longer than
-/// the longest link, whose inner links are links of their own.
+/// mail quoting (`>` at line starts), wrappers that a `"` or a `<` breaks, one longer than the
+/// longest link, whose inner links are links of their own, and a `>` in the first chunk.
 #[cfg(unix)]
 #[test]
 fn wrapped_links_across_line_feeds_are_found_whole_for_every_chunking() {
@@ -184,7 +184,8 @@ fn wrapped_links_across_line_feeds_are_found_whole_for_every_chunking() {
     use std::fmt::Write as _;
     use std::io::Write as _;
     let max = 16 << 10;
-    let mut text = String::new();
+    // a `>` early in the first chunk, which no chunk comes before
+    let mut text = String::from("http://first.example/ x> y\n");
     let mut state = 0x2545_F491_4F6C_DD1Du64;
     let mut next = |m: u64| {
         state ^= state << 13;

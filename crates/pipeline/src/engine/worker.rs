@@ -50,7 +50,12 @@ pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> Chu
         } => {
             w.out.meta = Some(meta);
             w.out.stream_start = stream_start;
-            w.scan(&bytes, body, offset, encoding, (mid_token, next_mid_token));
+            let cuts = Cuts {
+                first: stream_start,
+                mid_token,
+                next_mid_token,
+            };
+            w.scan(&bytes, body, offset, encoding, cuts);
             let _ = recycle.send(bytes);
         }
         Job::Document {
@@ -84,7 +89,11 @@ pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> Chu
                         r.body,
                         r.offset,
                         r.encoding,
-                        (r.mid_token, r.next_mid_token),
+                        Cuts {
+                            first: k == 0,
+                            mid_token: r.mid_token,
+                            next_mid_token: r.next_mid_token,
+                        },
                     )
                 }
                 Err(e) => {
@@ -148,15 +157,14 @@ pub(super) struct Worker<'a> {
 
 impl Worker<'_> {
     /// Scans one chunk of a stream: `bytes[..body]` is the chunk, the rest look-ahead; it starts
-    /// at input offset `offset`; `mid_token` says whether it starts inside a token, and
-    /// whether the next chunk does.
+    /// at input offset `offset`; `cuts` says how it and the next chunk start.
     pub(super) fn scan(
         &mut self,
         bytes: &[u8],
         body: usize,
         offset: u64,
         encoding: &'static Encoding,
-        (mid_token, next_mid_token): (bool, bool),
+        cuts: Cuts,
     ) {
         let opts = self.opts;
         let lines = opts.format.shows_lines();
@@ -185,8 +193,12 @@ impl Worker<'_> {
         // `until + tail` (a hit after `tail` bytes cannot be the tail of a link that crossed
         // the cut: links are at most `tail` bytes long).
         let tail = opts.scan.max_link_len.max(64);
-        let from = handover(bytes, mid_token, tail) as u64;
-        let until = body + handover(&bytes[body..], next_mid_token, tail);
+        let from = if cuts.first {
+            0
+        } else {
+            handover(bytes, cuts.mid_token, tail) as u64
+        };
+        let until = body + handover(&bytes[body..], cuts.next_mid_token, tail);
         let stop = (until + tail).min(bytes.len());
         let until = until as u64;
         // overlong candidates are counted where they start, by the same rule
@@ -528,4 +540,14 @@ pub(super) fn reason(e: &NormalizeError) -> String {
             format!("{} profile: {}", source.profile, source.reason)
         }
     }
+}
+
+/// How a chunk and the next one start (see [`Worker::scan`]).
+pub(super) struct Cuts {
+    /// The chunk is the stream's first: every hit from its first byte is its own.
+    pub(super) first: bool,
+    /// The chunk starts inside a token (no clean cut before it).
+    pub(super) mid_token: bool,
+    /// The next chunk starts inside a token.
+    pub(super) next_mid_token: bool,
 }
