@@ -8,9 +8,10 @@
 //! and disk bytes per key.
 //!
 //! `cargo run --release -p linksieve-benches --bin frontier_store -- --keys 1e8 [--kind
-//! linksieve|sqlite] [--dir DIR] [--requests N] [--batches N] [--keep]` (defaults: linksieve,
-//! the system's temporary folder, 200,000 requests, 2,000 batches). `--keep` keeps the store
-//! (and reuses one of the right size). Run one kind per process, so that RSS is its own.
+//! linksieve|sqlite] [--dir DIR] [--requests N] [--batches N] [--keep] [--read-threads N]`
+//! (defaults: linksieve, the system's temporary folder, 200,000 requests, 2,000 batches, the
+//! store's default read threads). `--keep` keeps the store (and reuses one of the right size).
+//! Run one kind per process, so that RSS is its own.
 
 use linksieve_benches::{random_u128, splitmix};
 use linksieve_dedup::{
@@ -237,7 +238,14 @@ fn header() {
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 }
 
-fn run_linksieve(path: &Path, n: u64, requests: usize, batches: usize, keep: bool) {
+fn run_linksieve(
+    path: &Path,
+    n: u64,
+    requests: usize,
+    batches: usize,
+    keep: bool,
+    read_threads: usize,
+) {
     let id = StoreIdentity::new("bench fingerprint 0");
     let mut stream = Sorted::new(n, 200_000);
     let reuse = keep
@@ -266,7 +274,11 @@ fn run_linksieve(path: &Path, n: u64, requests: usize, batches: usize, keep: boo
     let sample = std::mem::take(&mut stream.sample);
     let rss0 = rss_bytes();
     let t = Instant::now();
-    let mut set = PersistentSet::open(path, &id, PersistentOptions::default()).expect("open");
+    let options = PersistentOptions {
+        read_threads,
+        ..PersistentOptions::default()
+    };
+    let mut set = PersistentSet::open(path, &id, options).expect("open");
     let open_secs = t.elapsed().as_secs_f64();
     let len = set.len();
     println!(
@@ -435,6 +447,7 @@ fn main() {
     let mut requests = 200_000usize;
     let mut batches = 2_000usize;
     let mut keep = false;
+    let mut read_threads = 0usize;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--keep" {
@@ -448,6 +461,7 @@ fn main() {
             "--dir" => dir = v.into(),
             "--requests" => requests = v.parse::<f64>().expect("N") as usize,
             "--batches" => batches = v.parse::<f64>().expect("N") as usize,
+            "--read-threads" => read_threads = v.parse().expect("N"),
             _ => panic!("unknown option {a}"),
         }
     }
@@ -459,6 +473,7 @@ fn main() {
             requests,
             batches,
             keep,
+            read_threads,
         ),
         "sqlite" => run_sqlite(
             &dir.join(format!("frontier-{n}.sqlite")),

@@ -50,6 +50,7 @@ fn options(abandoned: Abandoned) -> PersistentOptions {
     PersistentOptions {
         abandoned,
         cache_bytes: 16 << 20,
+        ..Default::default()
     }
 }
 

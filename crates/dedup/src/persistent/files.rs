@@ -70,6 +70,8 @@ pub(super) struct RunFiles {
     store: PathBuf,
     dir: PathBuf,
     files: HashMap<u64, File, BuildHasherDefault<FoldHasher>>,
+    /// [`crate::PersistentOptions::read_threads`].
+    pub(super) read_threads: usize,
 }
 
 impl RunFiles {
@@ -82,6 +84,7 @@ impl RunFiles {
             store: store.to_path_buf(),
             dir,
             files: HashMap::default(),
+            read_threads: 0,
         })
     }
 

@@ -165,6 +165,11 @@ pub struct PersistentOptions {
     /// answers for the keys, the cache holds the tree's inner pages, and the system's page
     /// cache the rest (so the process's memory stays under 2 bytes per stored key).
     pub cache_bytes: usize,
+    /// The threads a batch's single reads in one run may be split over, the calling one
+    /// included (64 or more reads; each thread takes 32 or more): 0 (the default) as many as
+    /// the machine has cores, at most 4; 1 reads on the calling thread only. Where `pread` is
+    /// missing (not Unix), always 1.
+    pub read_threads: usize,
 }
 
 impl Default for PersistentOptions {
@@ -172,6 +177,7 @@ impl Default for PersistentOptions {
         PersistentOptions {
             abandoned: Abandoned::Seen,
             cache_bytes: 256 << 20,
+            read_threads: 0,
         }
     }
 }
@@ -446,6 +452,7 @@ impl PersistentSet {
                 db.compact().ctx(&path)?;
             }
             files.open_runs(&opened.runs)?;
+            files.read_threads = options.read_threads;
             Ok((db, opened, files))
         })?;
         if let Some(tmp) = opened.stale {

@@ -83,11 +83,71 @@ fn lookup_dense(
     Ok(())
 }
 
+/// Candidates a thread of [`lookup_each`] takes at least: below that, a thread's start costs
+/// more than the reads it takes over (a read of a cached slot takes about 2.8 us at 1e8 keys,
+/// a thread's start and join tens of microseconds).
+const READS_PER_THREAD: usize = 32;
+
+/// The threads [`lookup_each`] may spread a run's reads over: `asked`
+/// ([`crate::PersistentOptions::read_threads`]), or for 0 the cores, at most 4.
+fn read_threads(asked: usize) -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    match asked {
+        0 => *CORES
+            .get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4))),
+        n => n,
+    }
+}
+
+/// Looks each candidate up in one run by reading the one chunk that may hold it (see
+/// [`lookup_each_here`]). Many candidates are split over [`read_threads`] threads, this one
+/// included: their reads are independent positioned reads of one file, so the lookup takes
+/// the time of one share (issue 31: a batch of 256 with half its keys stored makes 128 reads,
+/// most of them in the largest run). The sequential pass ([`lookup_dense`]) stays on one
+/// thread: split, it would read the run once a thread.
+fn lookup_each(
+    path: &Path,
+    files: &RunFiles,
+    run: &RunInfo,
+    fences: &RunFences,
+    cands: &[(u128, usize)],
+    status: &mut [u8],
+    class: u8,
+) -> Result<()> {
+    // positioned reads of a shared file handle are independent only where `pread` exists
+    let threads = if cfg!(unix) {
+        read_threads(files.read_threads).min(cands.len() / READS_PER_THREAD)
+    } else {
+        1
+    };
+    if threads < 2 {
+        return lookup_each_here(path, files, run, fences, cands, status, class);
+    }
+    let per = cands.len().div_ceil(threads);
+    let (mine, rest) = cands.split_at(per);
+    let (mine_st, rest_st) = status.split_at_mut(per);
+    std::thread::scope(|s| {
+        let others: Vec<_> = rest
+            .chunks(per)
+            .zip(rest_st.chunks_mut(per))
+            .map(|(c, st)| {
+                s.spawn(move || lookup_each_here(path, files, run, fences, c, st, class))
+            })
+            .collect();
+        let here = lookup_each_here(path, files, run, fences, mine, mine_st, class);
+        // the first error in the candidates' order; a thread that panicked panics here
+        others.into_iter().fold(here, |acc, t| {
+            let r = t.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            acc.and(r)
+        })
+    })
+}
+
 /// Looks each candidate up in one run by reading the one chunk that may hold it: the last
 /// whose first fingerprint is not above it, named by the run's fences (see [`super::fences`]),
 /// one positioned read of its slot. The chunk must start with that fence and name the next
 /// fence as its next, else the run changed under the fences: damage.
-fn lookup_each(
+fn lookup_each_here(
     path: &Path,
     files: &RunFiles,
     run: &RunInfo,
@@ -362,5 +422,66 @@ pub(super) fn merge_levels(
         merged_away.extend(sources.iter().map(|r| r.no));
         runs.retain(|r| !sources.contains(r));
         runs.push(merged);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{assert_corrupt, id, opts, patch, run_file};
+    use super::*;
+    use crate::{Abandoned, Fingerprint, MemorySet, PersistentSet, SeenSet};
+
+    /// Batches whose candidates a run's reads spread over threads ([`lookup_each`]) answer as
+    /// a set does, and a damaged chunk that only a later share reads is still an error.
+    #[test]
+    fn reads_spread_over_threads_answer_as_a_set_and_find_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seen.redb");
+        let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
+        let mut mem = MemorySet::new();
+        let stored: Vec<Fingerprint> = (1..=100_000u128)
+            .map(|i| Fingerprint(i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835)))
+            .collect();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        set.insert_batch(&stored, &mut a).unwrap();
+        mem.insert_batch(&stored, &mut b).unwrap();
+        set.sync().unwrap();
+        let run = set.runs[0];
+        assert_eq!(set.runs.len(), 1);
+        // every key a "maybe", so every candidate is read; 150 candidates of a run of 404
+        // slots: one read each, split over the threads where there are cores for them
+        set.filter = super::super::filter::StoreFilter::all_maybe();
+        let batch = 150;
+        assert!(batch >= 2 * READS_PER_THREAD && (batch as u64) * 2 < slots_of(&run));
+        for (k, part) in stored.chunks(2 * batch).take(20).enumerate() {
+            // half stored, half absent (next to stored ones)
+            let probes: Vec<Fingerprint> = part
+                .iter()
+                .take(batch)
+                .enumerate()
+                .map(|(i, f)| if i % 2 == 0 { *f } else { Fingerprint(f.0 ^ 1) })
+                .collect();
+            set.insert_batch(&probes, &mut a).unwrap();
+            mem.insert_batch(&probes, &mut b).unwrap();
+            assert_eq!(a, b, "batch {k}");
+        }
+        // damage, under the open store, in the chunk of the largest fingerprint, which the
+        // last share reads
+        let slots = slots_of(&run) as usize;
+        patch(&run_file(&path, run.no), slots - 1, |slot| slot[100] ^= 1);
+        let mut sorted = stored.clone();
+        sorted.sort_unstable();
+        let probes: Vec<Fingerprint> = sorted
+            .iter()
+            .step_by(400)
+            .take(batch - 1)
+            .copied()
+            .chain([*sorted.last().unwrap()])
+            .collect();
+        assert_corrupt(
+            set.insert_batch(&probes, &mut a),
+            &format!("run {}", run.no),
+            "last share",
+        );
     }
 }

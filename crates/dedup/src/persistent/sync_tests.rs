@@ -11,6 +11,7 @@ fn open(path: &Path, abandoned: Abandoned) -> PersistentSet {
     let o = PersistentOptions {
         abandoned,
         cache_bytes: 16 << 20,
+        ..Default::default()
     };
     PersistentSet::open(path, &id(), o).unwrap()
 }

@@ -7,14 +7,15 @@ use crate::MemorySet;
 use redb::{ReadableTable, ReadableTableMetadata};
 
 /// The identity of the tests' keys, with what a store of format 3 or older recorded of them.
-fn id() -> StoreIdentity {
+pub(super) fn id() -> StoreIdentity {
     StoreIdentity::new(r#"{"rung":"scheme","form":"uri"}"#).with_legacy("scheme", "uri", 0)
 }
 
-fn opts(abandoned: Abandoned) -> PersistentOptions {
+pub(super) fn opts(abandoned: Abandoned) -> PersistentOptions {
     PersistentOptions {
         abandoned,
         cache_bytes: 16 << 20,
+        ..Default::default()
     }
 }
 
@@ -455,12 +456,12 @@ fn edit(path: &Path, f: impl FnOnce(&redb::WriteTransaction)) {
 }
 
 /// The file of run `no` of the store at `path`.
-fn run_file(path: &Path, no: u64) -> PathBuf {
+pub(super) fn run_file(path: &Path, no: u64) -> PathBuf {
     files::runs_dir(path).join(format!("run-{no}"))
 }
 
 /// Changes slot `slot` of a run file in place (the same file, as an open store holds it).
-fn patch(file: &Path, slot: usize, f: impl FnOnce(&mut [u8])) {
+pub(super) fn patch(file: &Path, slot: usize, f: impl FnOnce(&mut [u8])) {
     use std::os::unix::fs::FileExt;
     let at = (slot * files::SLOT) as u64;
     let handle = std::fs::OpenOptions::new()
@@ -487,7 +488,7 @@ fn three_chunk_store(path: &Path) -> Vec<u128> {
     fps
 }
 
-fn assert_corrupt(r: Result<impl std::fmt::Debug>, what: &str, case: &str) {
+pub(super) fn assert_corrupt(r: Result<impl std::fmt::Debug>, what: &str, case: &str) {
     match r {
         Err(DedupError::CorruptStore { detail, .. }) => {
             assert!(
