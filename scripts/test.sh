@@ -22,6 +22,10 @@ fi
 # Tests that need what a clone lacks (the corpora, a redis-server, root for a tmpfs) are
 # #[ignore]d with the reason, so that a plain `cargo test` passes in a fresh clone; they run here.
 # The child processes that some tests start (crash_child, redis_child, tls_child) stay ignored.
+t0=$SECONDS
 cargo test --locked "$@" -- --include-ignored --skip _child
+t1=$SECONDS
 scripts/oracles.sh
+t2=$SECONDS
 scripts/python-tests.sh
+echo "test.sh: cargo test $((t1 - t0)) s, oracles $((t2 - t1)) s, Python $((SECONDS - t2)) s" >&2
