@@ -9,7 +9,7 @@
 # unpacked into LINKSIEVE_HTML_CORPUS (default target/corpora/html; built when missing, its
 # .done marker records the package versions; ~20 MB of downloads, ~190 MB of pages). The same
 # directory serves the differential test against Python's html.parser:
-#   LINKSIEVE_HTML_CORPUS=target/corpora/html cargo test -p linksieve-scan --test html_oracle -- --ignored --nocapture
+#   LINKSIEVE_HTML_CORPUS=target/corpora/html cargo test -p linksieve-scan --test integration html_oracle:: -- --ignored --nocapture
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS="${1:-5}"

@@ -4,7 +4,7 @@
 //! as `peak_rss_bytes`), and it writes keys as its merges answer, before its input ends.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::path::Path;

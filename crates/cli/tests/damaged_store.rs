@@ -2,7 +2,7 @@
 //! never a panic (exit 101) and never a silent re-emission of the keys it holds; `--out` and
 //! `--seen` on one file is a usage error.
 
-mod common;
+use crate::common;
 
 use common::tempdir;
 use std::path::{Path, PathBuf};

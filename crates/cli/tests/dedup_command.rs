@@ -1,6 +1,6 @@
 //! `linksieve dedup`: the dedup stage alone, on lines.
 
-mod common;
+use crate::common;
 
 use common::linksieve;
 use std::io::Write;

@@ -4,7 +4,7 @@
 //! input's keys computed by another path (`linksieve scan | linksieve normalize`, no store),
 //! and counts the keys delivered twice (allowed: keys in flight at the crash).
 
-mod common;
+use crate::common;
 
 use common::tempdir;
 use std::collections::{BTreeMap, BTreeSet};

@@ -2,7 +2,7 @@
 //! `key<TAB>canonical<TAB>original<TAB>provenance` with the key the fingerprint of the canonical
 //! key, fields escaped; `identity` names what the keys are.
 
-mod common;
+use crate::common;
 use common::linksieve;
 use linksieve_dedup::Fingerprint;
 use std::path::PathBuf;

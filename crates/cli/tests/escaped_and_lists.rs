@@ -9,7 +9,7 @@
 //! - a port above 65535: found; the default rung keys it, `--input web` (the URL Standard:
 //!   a port is at most 65535) rejects it, counted.
 
-mod common;
+use crate::common;
 use common::{linksieve, tempdir};
 
 /// The strings of a flat JSON object or array (RFC 8259 7: `\"` `\\` `\/` `\b` `\f` `\n` `\r`

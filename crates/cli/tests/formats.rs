@@ -7,7 +7,7 @@
 //! (tests/oracles/test_containers.py) check the same against the `zstandard` package, Python's
 //! `lzma` and warcio.
 
-mod common;
+use crate::common;
 
 use common::tempdir;
 use std::io::Write;

@@ -3,7 +3,7 @@
 //! `crates/scan/tests/html.rs` and `crates/pipeline/src/outlinks/tests.rs`; the real-crawl
 //! oracle is `tests/oracles/test_html.py`.
 
-mod common;
+use crate::common;
 use common::{linksieve, tempdir};
 
 fn json_lines(s: &str) -> Vec<serde_json::Value> {

@@ -4,7 +4,7 @@
 //! the same as Python's `html.unescape`), and `run` without `--html` on the decoded text must
 //! give the same keys, in the same order, as `run --html` on the HTML text.
 
-mod common;
+use crate::common;
 use common::linksieve;
 
 /// The named references the inputs use (HTML's table, with their `;`).

@@ -2,7 +2,7 @@
 //! (`http://`, `mailto:`; issue #18 item 2): in `run` (keys, jsonl, tsv) and `scan --format tsv`.
 //! The expected keys are written by hand; the `original` column keeps the text as found.
 
-mod common;
+use crate::common;
 use common::linksieve;
 
 const TEXT: &str = "Visit www.example.com or mail jane@example.org\n\

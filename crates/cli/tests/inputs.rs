@@ -4,7 +4,7 @@
 //! broken symlink gets its JSONL row. Issue #30 item 5: a walked directory reads only regular
 //! files (and symlinks to them).
 
-mod common;
+use crate::common;
 
 use common::tempdir;
 use std::path::Path;

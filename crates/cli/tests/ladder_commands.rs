@@ -1,7 +1,7 @@
 //! `normalize` and `compare` end to end: rungs, forms, rules and redirect files, line
 //! conventions and exit statuses.
 
-mod common;
+use crate::common;
 use common::linksieve;
 
 /// A file with `text` in the temporary directory, removed when dropped.

@@ -1,7 +1,7 @@
 //! Issue #18 items 14 and 16: `--out` never follows a planted symlink, and run-time failures
 //! of the output end with their own status (3), the cause said once.
 
-mod common;
+use crate::common;
 
 use common::tempdir;
 use std::process::{Command, Stdio};

@@ -5,7 +5,7 @@
 //! profile's rules are tested on its peers' vectors (`crates/iri/tests/profile_vectors.rs`) and
 //! against the real libraries (`tests/oracles/test_profiles.py`).
 
-mod common;
+use crate::common;
 use common::{linksieve, tempdir};
 
 #[test]

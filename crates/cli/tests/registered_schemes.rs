@@ -2,7 +2,7 @@
 //! with an empty media type, `news://`) and takes no `info:` key from a log line. Expected keys
 //! written by hand.
 
-mod common;
+use crate::common;
 use common::linksieve;
 
 #[test]

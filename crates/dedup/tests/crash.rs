@@ -152,7 +152,7 @@ fn child_with(
     let exe = std::env::current_exe().unwrap();
     let mut cmd = Command::new(exe);
     cmd.args([
-        "crash_child",
+        "crash::crash_child",
         "--exact",
         "--ignored",
         "--nocapture",

@@ -4,7 +4,7 @@
 //! server, a wrong identity.
 #![cfg(unix)]
 
-mod redis_support;
+use crate::redis_support;
 
 use linksieve_dedup::{DedupError, Fingerprint, RedisSet, SeenSet};
 use redis_support::{Cluster, Server};
@@ -234,7 +234,7 @@ fn claim_others(url: &str, seed: u64) {
 fn spawn_child(spec: &str) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
         .args([
-            "redis_child",
+            "redis::redis_child",
             "--exact",
             "--ignored",
             "--nocapture",

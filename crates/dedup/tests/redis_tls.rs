@@ -3,7 +3,7 @@
 //! `SSL_CERT_FILE` in a child process; a certificate the client does not trust is refused.
 #![cfg(all(unix, feature = "redis-tls"))]
 
-mod redis_support;
+use crate::redis_support;
 
 use linksieve_dedup::{DedupError, Fingerprint, RedisSet, SeenSet};
 use redis_support::Server;
@@ -125,7 +125,7 @@ fn rediss_connects_with_a_trusted_certificate_only() {
     let url = format!("rediss://127.0.0.1:{tls_port}/0?prefix=tls");
     let out = Command::new(std::env::current_exe().unwrap())
         .args([
-            "tls_child",
+            "redis_tls::tls_child",
             "--exact",
             "--ignored",
             "--nocapture",

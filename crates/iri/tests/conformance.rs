@@ -9,7 +9,7 @@ use linksieve_iri::{
 };
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use common::testdata;

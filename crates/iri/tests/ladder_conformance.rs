@@ -20,7 +20,7 @@ use linksieve_iri::{
 };
 use serde_json::Value;
 
-mod common;
+use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::convert::Infallible;
 use std::sync::Arc;

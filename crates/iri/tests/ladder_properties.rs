@@ -25,7 +25,7 @@ use linksieve_iri::{
 };
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 use std::sync::Arc;
 
 /// Characters of generated components: unreserved, sub-delims, percent-encodings (unreserved,

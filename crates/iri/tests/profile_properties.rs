@@ -9,7 +9,7 @@
 use linksieve_iri::{Profile, ProfileKind};
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 
 /// The profiles whose keys are URLs.
 const URL_PROFILES: [ProfileKind; 5] = [

@@ -21,7 +21,7 @@ use linksieve_iri::{Profile, ProfileKind};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-mod common;
+use crate::common;
 use common::{expectations, testdata};
 
 /// The profile a case of `file` with `op` tests, as a `--profile` spec; `Some(Err(why))` for a

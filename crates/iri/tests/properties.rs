@@ -5,7 +5,7 @@
 use linksieve_iri::{Grammar, IriRef, ToUriOptions, leiri_to_iri, remove_dot_segments, validate};
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 
 /// Characters for generated components: unreserved, sub-delims, `:@`, a few `ucschar`, and
 /// percent-encodings (valid UTF-8 and not).

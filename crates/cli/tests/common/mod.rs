@@ -1,5 +1,5 @@
 //! Shared by the CLI's integration tests: run the `linksieve` binary with arguments and stdin,
-//! and make a fresh temporary folder. (Each test file uses part of it.)
+//! and make a fresh temporary folder.
 #![allow(dead_code)]
 
 use std::io::Write;
@@ -39,7 +39,11 @@ pub fn linksieve(args: &[&str], stdin: &str) -> Run {
 
 /// A fresh, empty temporary folder for the test named `name` (of this test process).
 pub fn tempdir(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("ls-test-{name}-{}", std::process::id()));
+    // one binary runs every file's tests: a call's own number keeps two tests that use one
+    // name apart
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("ls-test-{name}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("temp dir");
     d

@@ -84,8 +84,9 @@ fn lookup_dense(
 }
 
 /// Candidates a thread of [`lookup_each`] takes at least: below that, a thread's start costs
-/// more than the reads it takes over (a read of a cached slot takes about 2.8 us at 1e8 keys,
-/// a thread's start and join tens of microseconds).
+/// more than the reads it takes over (on the project's 2-core VM a read of a cached slot took
+/// 2.9 us at 1e8 keys, a thread's start and join about 60 us:
+/// `docs/benchmarks/2026-11-27-frontier-read-threads.md`).
 const READS_PER_THREAD: usize = 32;
 
 /// The threads [`lookup_each`] may spread a run's reads over: `asked`

@@ -190,8 +190,9 @@ impl Worker<'_> {
         // CR-only and NUL-separated lines). So every start is owned by exactly one chunk and
         // none is lost. A chunk's look-ahead is twice `tail`: a link it owns starts up to
         // `tail` bytes after its cut and is at most `tail` bytes long, so the scan stops at
-        // `until + tail` (a hit after `tail` bytes cannot be the tail of a link that crossed
-        // the cut: links are at most `tail` bytes long).
+        // `until + tail` and one character more, the one that tells a link of `tail` bytes
+        // from a longer one (a hit after `tail` bytes cannot be the tail of a link that
+        // crossed the cut: links are at most `tail` bytes long).
         let tail = opts.scan.max_link_len.max(64);
         let from = if cuts.first {
             0
@@ -199,7 +200,7 @@ impl Worker<'_> {
             handover(bytes, cuts.mid_token, tail) as u64
         };
         let until = body + handover(&bytes[body..], cuts.next_mid_token, tail);
-        let stop = (until + tail).min(bytes.len());
+        let stop = (until + tail + 4).min(bytes.len());
         let until = until as u64;
         // overlong candidates are counted where they start, by the same rule
         scanner.count_overlong_in(from..until);
