@@ -2,9 +2,10 @@
 //!
 //! Bytes -> text -> spans -> parsed IRIs -> keys -> sink: a reader thread opens the inputs
 //! (files, directories, stdin; gzip, zstd, bzip2, xz and lzma recognised by content; WARC and
-//! WET records), cuts them into chunks and hands them to `rayon` workers that decode, scan and normalize; the
-//! sink takes the results back in input order, asks the seen-set which keys are new and writes
-//! those. See [`run`].
+//! WET records: `linksieve-inputs`, whose items are re-exported here), cuts them into chunks
+//! and hands them to `rayon` workers that decode, scan and normalize; the sink takes the
+//! results back in input order, asks the seen-set which keys are new and writes those. See
+//! [`run`].
 
 pub mod delivery;
 mod engine;
@@ -16,24 +17,20 @@ mod outlinks;
 pub mod output;
 mod printer;
 pub mod seen;
-mod source;
 mod stats;
-mod warc;
 
 pub use engine::{FailureHook, Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
 pub use keyer::{Keyer, implied_scheme, keyable};
 pub use line_dedup::{DedupStats, dedup_lines};
+pub use linksieve_inputs::{
+    Compression, HttpHead, InputProblem, InputSpec, WarcError, WarcHeader, WarcRecords, charset_of,
+    decompress, expand_inputs, html_media, open_file, open_input, read_http_head, read_warc_header,
+    skipped,
+};
 pub use outlinks::{
     Document, DocumentItem, DocumentLink, DocumentOptions, NOT_KEYED_SCHEMES, OutlinkStats,
     Unresolved, read_document,
 };
 pub use printer::{OutputFormat, tsv, write_row};
-pub use source::{
-    Compression, InputProblem, InputSpec, decompress, expand_inputs, open_file, open_input, skipped,
-};
 pub use stats::{InputFailure, Report, RunStats, peak_rss_bytes};
-pub use warc::{
-    HttpHead, WarcError, WarcHeader, WarcRecords, charset_of, html_media, read_http_head,
-    read_warc_header,
-};

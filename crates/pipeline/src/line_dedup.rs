@@ -8,9 +8,9 @@ use crate::FailureHook;
 use crate::delivery::{Output, Recorder};
 use crate::engine::{RunError, fill};
 use crate::ordered::Ordered;
-use crate::source::{InputSpec, open_input};
 use crate::stats::InputFailure;
 use linksieve_dedup::{CommitPolicy, Fingerprint, SeenSet};
+use linksieve_inputs::{InputSpec, open_input};
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 

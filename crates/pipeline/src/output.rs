@@ -273,7 +273,7 @@ pub fn check_target(path: &Path) -> Result<(), TargetError> {
     } else if t.is_dir() {
         "a directory"
     } else {
-        crate::source::special_kind(&t)
+        linksieve_inputs::special_kind(&t)
     };
     Err(TargetError::NotAFile {
         path: path.to_path_buf(),

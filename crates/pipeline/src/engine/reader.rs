@@ -83,7 +83,7 @@ impl<'a, 's> Reader<'a, 's> {
                 Err(e) => return self.failed(name, &e),
             },
             InputSpec::Skipped { why, .. } => {
-                return self.failed(name, &crate::source::skipped(why));
+                return self.failed(name, &linksieve_inputs::skipped(why));
             }
         };
         // progress counts the input's own bytes (compressed ones included), as its size does
@@ -214,11 +214,11 @@ impl<'a, 's> Reader<'a, 's> {
         );
     }
 
-    /// A WARC (or WET) file, record by record ([`warc::walk`]): each scanned payload is a
+    /// A WARC (or WET) file, record by record ([`linksieve_inputs::walk`]): each scanned payload is a
     /// stream, decoded with the charset its headers declare (else `--encoding`).
     pub(super) fn warc(&mut self, name: &str, r: &mut dyn BufRead) -> Result<(), WarcError> {
         let records = self.opts.warc_records;
-        warc::walk(r, records, &mut WarcInput { reader: self, name })
+        linksieve_inputs::walk(r, records, &mut WarcInput { reader: self, name })
     }
 
     /// Reads one document as HTML: whole, up to `MAX_DOCUMENT` bytes, as one job
@@ -471,14 +471,14 @@ impl<'a, 's> Reader<'a, 's> {
     }
 }
 
-/// The reader as a WARC walk's [`warc::Records`]: payloads become streams of this input,
+/// The reader as a WARC walk's [`linksieve_inputs::Records`]: payloads become streams of this input,
 /// counts go to the reader's stats.
 struct WarcInput<'r, 'a, 's> {
     reader: &'r mut Reader<'a, 's>,
     name: &'r str,
 }
 
-impl warc::Records for WarcInput<'_, '_, '_> {
+impl linksieve_inputs::Records for WarcInput<'_, '_, '_> {
     fn stop(&mut self) -> bool {
         let stop = self.reader.cancel.load(Ordering::Relaxed);
         if stop {

@@ -33,8 +33,8 @@ pub(crate) enum Payload<'a> {
 /// True for the media types of HTML documents (`text/html`, `application/xhtml+xml`).
 ///
 /// ```
-/// assert!(linksieve_pipeline::html_media("Text/HTML; charset=utf-8"));
-/// assert!(!linksieve_pipeline::html_media("text/plain"));
+/// assert!(linksieve_inputs::html_media("Text/HTML; charset=utf-8"));
+/// assert!(!linksieve_inputs::html_media("text/plain"));
 /// ```
 pub fn html_media(content_type: &str) -> bool {
     let mime = content_type.split(';').next().unwrap_or("").trim();

@@ -2,7 +2,7 @@
 //! content (gzip, including the multi-member files of WARC; zstd, with the dictionary frame of
 //! the IIPC WARC-zstd layout; bzip2; xz and lzma), not by extension. Other containers (zip, 7z,
 //! RAR, LZ4, compress, lzip, lzop, Snappy) are refused, never read as text. WARC / WET records
-//! are read by [`crate::warc`].
+//! are read by `warc.rs` ([`crate::walk`]).
 
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// Where input comes from.
 ///
 /// ```
-/// use linksieve_pipeline::InputSpec;
+/// use linksieve_inputs::InputSpec;
 /// assert_eq!(InputSpec::from_arg("-".as_ref()), InputSpec::Stdin);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,7 +34,7 @@ impl InputSpec {
     /// `-` is stdin, anything else a path.
     ///
     /// ```
-    /// use linksieve_pipeline::InputSpec;
+    /// use linksieve_inputs::InputSpec;
     /// assert!(matches!(InputSpec::from_arg("a.txt".as_ref()), InputSpec::File(_)));
     /// ```
     pub fn from_arg(arg: &Path) -> InputSpec {
@@ -48,7 +48,7 @@ impl InputSpec {
     /// The name used in output and diagnostics.
     ///
     /// ```
-    /// assert_eq!(linksieve_pipeline::InputSpec::Stdin.name(), "-");
+    /// assert_eq!(linksieve_inputs::InputSpec::Stdin.name(), "-");
     /// ```
     pub fn name(&self) -> String {
         match self {
@@ -63,9 +63,9 @@ impl InputSpec {
 /// in the list, and opening it fails where every input is opened, in order.
 ///
 /// ```
-/// let (files, problems) = linksieve_pipeline::expand_inputs(&["/no/such/file".into()]);
+/// let (files, problems) = linksieve_inputs::expand_inputs(&["/no/such/file".into()]);
 /// assert!(problems.is_empty());
-/// assert!(linksieve_pipeline::open_input(&files[0]).is_err());
+/// assert!(linksieve_inputs::open_input(&files[0]).is_err());
 /// ```
 #[derive(Debug)]
 pub struct InputProblem {
@@ -87,7 +87,7 @@ pub struct InputProblem {
 /// std::fs::create_dir_all(dir.join("b")).unwrap();
 /// std::fs::write(dir.join("b/2.txt"), "x").unwrap();
 /// std::fs::write(dir.join("1.txt"), "x").unwrap();
-/// let (files, problems) = linksieve_pipeline::expand_inputs(&[dir.clone()]);
+/// let (files, problems) = linksieve_inputs::expand_inputs(&[dir.clone()]);
 /// assert!(problems.is_empty());
 /// assert_eq!(files.len(), 2);
 /// assert!(files[0].name().ends_with("1.txt"));
@@ -155,8 +155,15 @@ fn walk(dir: &Path, files: &mut Vec<InputSpec>, problems: &mut Vec<InputProblem>
 }
 
 /// What a file that is neither a regular file nor a directory is, for the report (also what
-/// `--out` and `--stats` refuse: [`crate::output::check_target`]).
-pub(crate) fn special_kind(t: &std::fs::FileType) -> &'static str {
+/// `--out` and `--stats` refuse: `linksieve_pipeline::output::check_target`).
+///
+/// ```
+/// # #[cfg(unix)] {
+/// let t = std::fs::metadata("/dev/null").unwrap().file_type();
+/// assert_eq!(linksieve_inputs::special_kind(&t), "a character device");
+/// # }
+/// ```
+pub fn special_kind(t: &std::fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -177,7 +184,7 @@ pub(crate) fn special_kind(t: &std::fs::FileType) -> &'static str {
 /// The compression recognised at the start of an input.
 ///
 /// ```
-/// assert_eq!(linksieve_pipeline::Compression::sniff(b"\x1f\x8b\x08"), linksieve_pipeline::Compression::Gzip);
+/// assert_eq!(linksieve_inputs::Compression::sniff(b"\x1f\x8b\x08"), linksieve_inputs::Compression::Gzip);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Compression {
@@ -231,7 +238,7 @@ impl Compression {
     /// Recognises the magic number at the start of `head`.
     ///
     /// ```
-    /// use linksieve_pipeline::Compression;
+    /// use linksieve_inputs::Compression;
     /// assert_eq!(Compression::sniff(b"\x28\xb5\x2f\xfd"), Compression::Zstd);
     /// assert_eq!(Compression::sniff(b"\x5d\x2a\x4d\x18"), Compression::Zstd);
     /// assert_eq!(Compression::sniff(b"BZh9"), Compression::Bzip2);
@@ -266,7 +273,7 @@ impl Compression {
     /// A short name for summaries.
     ///
     /// ```
-    /// assert_eq!(linksieve_pipeline::Compression::Gzip.name(), "gzip");
+    /// assert_eq!(linksieve_inputs::Compression::Gzip.name(), "gzip");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -289,12 +296,12 @@ impl Compression {
 /// let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
 /// std::io::Write::write_all(&mut gz, b"hello").unwrap();
 /// let bytes = gz.finish().unwrap();
-/// let (mut r, c) = linksieve_pipeline::decompress(Box::new(std::io::Cursor::new(bytes))).unwrap();
+/// let (mut r, c) = linksieve_inputs::decompress(Box::new(std::io::Cursor::new(bytes))).unwrap();
 /// let mut s = String::new();
 /// r.read_to_string(&mut s).unwrap();
-/// assert_eq!((s.as_str(), c), ("hello", linksieve_pipeline::Compression::Gzip));
+/// assert_eq!((s.as_str(), c), ("hello", linksieve_inputs::Compression::Gzip));
 /// let zip = std::io::Cursor::new(b"PK\x03\x04 http://e.x/".to_vec());
-/// assert!(linksieve_pipeline::decompress(Box::new(zip)).is_err());
+/// assert!(linksieve_inputs::decompress(Box::new(zip)).is_err());
 /// ```
 pub fn decompress(
     reader: Box<dyn Read + Send>,
@@ -402,7 +409,7 @@ pub(crate) fn peek<R: BufRead>(r: &mut R) -> io::Result<&[u8]> {
 /// Opens an [`InputSpec`]; a skipped one is an error that says what it is.
 ///
 /// ```
-/// let err = linksieve_pipeline::open_input(&linksieve_pipeline::InputSpec::File("/no/such".into()));
+/// let err = linksieve_inputs::open_input(&linksieve_inputs::InputSpec::File("/no/such".into()));
 /// assert!(err.is_err());
 /// ```
 pub fn open_input(spec: &InputSpec) -> io::Result<(Box<dyn BufRead + Send>, Compression)> {
@@ -416,7 +423,7 @@ pub fn open_input(spec: &InputSpec) -> io::Result<(Box<dyn BufRead + Send>, Comp
 /// Why an [`InputSpec::Skipped`] is not read.
 ///
 /// ```
-/// let e = linksieve_pipeline::skipped("a FIFO");
+/// let e = linksieve_inputs::skipped("a FIFO");
 /// assert!(e.to_string().contains("skipped"));
 /// ```
 pub fn skipped(why: &str) -> io::Error {
@@ -433,7 +440,7 @@ pub fn skipped(why: &str) -> io::Error {
 /// directory is an error (it is walked by [`expand_inputs`], never read).
 ///
 /// ```
-/// let e = linksieve_pipeline::open_file(std::path::Path::new("/")).unwrap_err();
+/// let e = linksieve_inputs::open_file(std::path::Path::new("/")).unwrap_err();
 /// assert_eq!(e.kind(), std::io::ErrorKind::IsADirectory);
 /// ```
 pub fn open_file(p: &Path) -> io::Result<std::fs::File> {

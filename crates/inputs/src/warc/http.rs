@@ -6,9 +6,9 @@ use super::*;
 /// The `charset` parameter of a Content-Type value, as an encoding.
 ///
 /// ```
-/// let e = linksieve_pipeline::charset_of("text/html; charset=\"Shift_JIS\"").unwrap();
+/// let e = linksieve_inputs::charset_of("text/html; charset=\"Shift_JIS\"").unwrap();
 /// assert_eq!(e.name(), "Shift_JIS");
-/// assert!(linksieve_pipeline::charset_of("text/html").is_none());
+/// assert!(linksieve_inputs::charset_of("text/html").is_none());
 /// ```
 pub fn charset_of(content_type: &str) -> Option<&'static Encoding> {
     content_type.split(';').skip(1).find_map(|p| {
@@ -26,7 +26,7 @@ pub fn charset_of(content_type: &str) -> Option<&'static Encoding> {
 /// ```
 /// use std::io::BufRead;
 /// let mut r = std::io::Cursor::new(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Encoding: gzip\r\nContent-Type: text/html; charset=windows-1251\r\n\r\n...".to_vec());
-/// let h = linksieve_pipeline::read_http_head(&mut r).unwrap();
+/// let h = linksieve_inputs::read_http_head(&mut r).unwrap();
 /// assert_eq!((h.status, h.chunked, h.codings.as_slice()), (200, true, ["gzip".to_string()].as_slice()));
 /// assert_eq!(h.charset().unwrap().name(), "windows-1251");
 /// assert_eq!(r.fill_buf().unwrap(), b"...");
@@ -49,7 +49,7 @@ impl HttpHead {
     /// The `charset` of its Content-Type.
     ///
     /// ```
-    /// let h = linksieve_pipeline::HttpHead { content_type: Some("text/plain; charset=koi8-r".into()), ..Default::default() };
+    /// let h = linksieve_inputs::HttpHead { content_type: Some("text/plain; charset=koi8-r".into()), ..Default::default() };
     /// assert_eq!(h.charset().unwrap().name(), "KOI8-R");
     /// ```
     pub fn charset(&self) -> Option<&'static Encoding> {
@@ -88,7 +88,7 @@ impl HeadField {
 ///
 /// ```
 /// let mut r = std::io::Cursor::new(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 404 Not Found\n\n".to_vec());
-/// let h = linksieve_pipeline::read_http_head(&mut r).unwrap();
+/// let h = linksieve_inputs::read_http_head(&mut r).unwrap();
 /// assert_eq!((h.status, h.len), (404, 49));
 /// ```
 pub fn read_http_head<R: BufRead + ?Sized>(r: &mut R) -> io::Result<HttpHead> {

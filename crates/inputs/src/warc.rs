@@ -15,7 +15,7 @@ use std::io::{self, BufRead, BufReader, Read};
 ///
 /// ```
 /// let mut r = std::io::Cursor::new(b"WARC/1.0\r\nWARC-Type: conversion\r\nWARC-Target-URI: http://e.x/\r\nContent-Length: 5\r\n\r\nhello\r\n\r\n".to_vec());
-/// let h = linksieve_pipeline::read_warc_header(&mut r).unwrap().unwrap();
+/// let h = linksieve_inputs::read_warc_header(&mut r).unwrap().unwrap();
 /// assert_eq!(h.record_type, "conversion");
 /// assert_eq!(h.target_uri.as_deref(), Some("http://e.x/"));
 /// assert_eq!(h.content_length, 5);
@@ -41,7 +41,7 @@ pub struct WarcHeader {
 ///
 /// ```
 /// let mut r = std::io::Cursor::new(b"WARC/1.0\r\nContent-Length: x\r\n\r\n".to_vec());
-/// assert!(linksieve_pipeline::read_warc_header(&mut r).is_err());
+/// assert!(linksieve_inputs::read_warc_header(&mut r).is_err());
 /// ```
 #[derive(Debug, thiserror::Error)]
 pub enum WarcError {
@@ -75,9 +75,9 @@ const MAX_HTTP_HEAD: u64 = 1 << 20;
 ///
 /// ```
 /// let mut r = std::io::Cursor::new(Vec::new());
-/// assert!(linksieve_pipeline::read_warc_header(&mut r).unwrap().is_none());
+/// assert!(linksieve_inputs::read_warc_header(&mut r).unwrap().is_none());
 /// let mut r = std::io::Cursor::new(b"WARC/1.1\r\nContent-Type: text/plain;\r\n\tcharset=koi8-r\r\nContent-Length: 0\r\n\r\n".to_vec());
-/// let h = linksieve_pipeline::read_warc_header(&mut r).unwrap().unwrap();
+/// let h = linksieve_inputs::read_warc_header(&mut r).unwrap().unwrap();
 /// assert_eq!(h.content_type.as_deref(), Some("text/plain; charset=koi8-r"));
 /// ```
 pub fn read_warc_header<R: BufRead>(r: &mut R) -> Result<Option<WarcHeader>, WarcError> {
@@ -165,7 +165,7 @@ pub fn read_warc_header<R: BufRead>(r: &mut R) -> Result<Option<WarcHeader>, War
 /// Which WARC records are scanned (`--warc-records`).
 ///
 /// ```
-/// use linksieve_pipeline::WarcRecords;
+/// use linksieve_inputs::WarcRecords;
 /// assert_eq!(WarcRecords::default(), WarcRecords::Content);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -256,8 +256,8 @@ impl BufRead for Block<'_> {
 }
 
 /// What a walk over a WARC file ([`walk`]) reports, record by record: the caller scans the
-/// payloads and keeps the counts.
-pub(crate) trait Records {
+/// payloads and keeps the counts (`linksieve run` scans them; [`walk`] has an example).
+pub trait Records {
     /// Stop before the next record (SIGINT).
     fn stop(&mut self) -> bool;
     /// Bytes not scanned, under a reason.
@@ -279,13 +279,46 @@ pub(crate) trait Records {
     fn record_failed(&mut self, error: String);
 }
 
-/// Walks a WARC (or WET) file record by record: each payload to scan ([`payload`]) goes to
-/// `to.scan`, with its HTTP charset; the rest is counted as skipped, by reason. A payload that
-/// cannot be decoded (a damaged gzip body, a chunk cut short) is scanned up to the damage and
-/// reported as a failure naming the record, unless the crawler cut it (`WARC-Truncated`); the
-/// next record is read, since its place is known from `Content-Length`. A block that ends
-/// before its `Content-Length` ends the walk with [`WarcError::Truncated`].
-pub(crate) fn walk(
+/// Walks a WARC (or WET) file record by record: each payload to scan (`warc/payload.rs` chooses
+/// them) goes to `to.scan`, with its HTTP charset; the rest is counted as skipped, by reason. A
+/// payload that cannot be decoded (a damaged gzip body, a chunk cut short) is scanned up to the
+/// damage and reported as a failure naming the record, unless the crawler cut it
+/// (`WARC-Truncated`); the next record is read, since its place is known from
+/// `Content-Length`. A block that ends before its `Content-Length` ends the walk with
+/// [`WarcError::Truncated`].
+///
+/// ```
+/// use linksieve_inputs::{Records, WarcHeader, WarcRecords, walk};
+/// use std::io::{BufRead, Read};
+///
+/// /// Keeps each payload's text and its target URI.
+/// #[derive(Default)]
+/// struct Texts(Vec<(String, String)>, u64);
+/// impl Records for Texts {
+///     fn stop(&mut self) -> bool { false }
+///     fn skip(&mut self, _why: &str, n: u64) { self.1 += n }
+///     fn coding(&mut self, _what: String) {}
+///     fn scan(&mut self, h: &WarcHeader, _at: u64, _charset: Option<&'static encoding_rs::Encoding>,
+///             _html: bool, reader: &mut dyn BufRead) -> std::io::Result<()> {
+///         let mut text = String::new();
+///         reader.read_to_string(&mut text)?;
+///         self.0.push((h.target_uri.clone().unwrap_or_default(), text));
+///         Ok(())
+///     }
+///     fn record_failed(&mut self, error: String) { panic!("{error}") }
+/// }
+///
+/// let body = "see http://a.example/";
+/// let warc = format!(
+///     "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: http://s.example/\r\n\
+///      Content-Type: text/plain\r\nContent-Length: {}\r\n\r\n{body}\r\n\r\n",
+///     body.len()
+/// );
+/// let mut texts = Texts::default();
+/// walk(&mut warc.as_bytes(), WarcRecords::Content, &mut texts).unwrap();
+/// assert_eq!(texts.0, [("http://s.example/".to_owned(), body.to_owned())]);
+/// ```
+pub fn walk(
     mut r: &mut dyn BufRead,
     records: WarcRecords,
     to: &mut impl Records,
