@@ -14,7 +14,8 @@ use clap::ValueEnum;
 use linksieve_iri::WebUrl;
 use linksieve_iri::{InputMode, KeyForm};
 use linksieve_pipeline::{
-    Document, DocumentItem, DocumentLink, DocumentOptions, Keyer, read_document,
+    Document, DocumentItem, DocumentLink, DocumentOptions, FoundLink, Keyer, LinkBuffers,
+    found_link, read_document,
 };
 use linksieve_scan::{EncodingChoice, HitRef, ReadScanError, ScanOptions, ScanStats};
 use serde_json::json;
@@ -126,6 +127,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
         rejected: 0,
         html: args.html.then_some(args.ascii_only),
         legacy_document: false,
+        bufs: LinkBuffers::default(),
         out: BufWriter::with_capacity(1 << 16, std::io::stdout().lock()),
     };
     let stdin_only = [PathBuf::from("-")];
@@ -203,6 +205,8 @@ struct HitPrinter<W> {
     /// `--html`: the link being printed was decoded from a legacy (non-Unicode) encoding
     /// ([`DocumentItem::from_legacy`], which `run --html` asks too), so it is keyed with NFC.
     legacy_document: bool,
+    /// The buffers of `found_link`, kept from link to link.
+    bufs: LinkBuffers,
     out: W,
 }
 
@@ -328,15 +332,18 @@ impl<W: Write> HitPrinter<W> {
     }
 
     fn write_hit(&mut self, h: &HitRef<'_>, file: &str) -> Result<()> {
+        // the link as `run` shows and keys it (`--html`: its references decoded; without a
+        // scheme: keyed with its implied one)
+        let mut bufs = std::mem::take(&mut self.bufs);
+        let found = found_link(h.text, h.trimmed.trailing, h.kind, self.html, &mut bufs);
+        let written = self.write_found(h, found, file);
+        self.bufs = bufs;
+        written
+    }
+
+    fn write_found(&mut self, h: &HitRef<'_>, found: FoundLink<'_>, file: &str) -> Result<()> {
         let out = &mut self.out;
-        // `--html`: the link as `run --html` keys it (its references decoded)
-        let link = match self.html {
-            Some(ascii_only) => {
-                linksieve_pipeline::unescape_link(h.text, h.trimmed.trailing, ascii_only)
-            }
-            None => std::borrow::Cow::Borrowed(h.text),
-        };
-        let link = link.as_ref();
+        let link = found.shown;
         match self.format {
             ScanFormat::Text => {
                 out.write_all(link.as_bytes())?;
@@ -368,10 +375,10 @@ impl<W: Write> HitPrinter<W> {
             }
             ScanFormat::Tsv => {
                 let provenance = format!("{file}:{}:{}", h.line, h.start);
-                // a find without a scheme is keyed with its implied one, as in `run`
-                let mut implied = String::new();
-                let text = linksieve_pipeline::keyable(link, h.kind, &mut implied);
-                match self.keyer.key(text, h.from_legacy || self.legacy_document) {
+                match self
+                    .keyer
+                    .key(found.keyed, h.from_legacy || self.legacy_document)
+                {
                     Ok(key) => {
                         // the original as `run` shows it: as written where JSON escapes were undone
                         let original = h.raw.filter(|_| h.trimmed.json_escapes).unwrap_or(link);

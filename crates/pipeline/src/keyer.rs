@@ -1,10 +1,12 @@
-//! How a link found by the scanner gets its key, the same for `run` and `scan --format tsv`.
+//! How a link found by the scanner gets its key, the same for `run` and `scan --format tsv`:
+//! [`found_link`] (what is keyed), then [`Keyer`].
 
 use linksieve_iri::{
     Climb, InputMode, NormalizeError, NormalizeOptions, climb_str, fixed_point, normalize_str,
     normalize_str_into,
 };
 use linksieve_scan::LinkKind;
+use std::borrow::Cow;
 
 /// Keys found links: in the chosen rung and form, and (by [`Keyer::climb`]) in the `uri` form
 /// at every rung below it too (for the per-rung duplicate counts). A link transcoded from a
@@ -174,4 +176,74 @@ pub fn keyable<'a>(text: &'a str, kind: LinkKind, buf: &'a mut String) -> &'a st
         buf.push_str(text);
     }
     buf
+}
+
+/// A link found in text, as its row shows it and as it is keyed ([`found_link`]).
+///
+/// ```
+/// use linksieve_pipeline::{LinkBuffers, found_link};
+/// let mut bufs = LinkBuffers::default();
+/// let l = found_link("www.a.example/?x&amp;y", "", linksieve_scan::LinkKind::Bare, Some(false), &mut bufs);
+/// assert_eq!((l.shown, l.keyed), ("www.a.example/?x&y", "http://www.a.example/?x&y"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FoundLink<'a> {
+    /// The link as found, its HTML character references undone when it was found in HTML.
+    pub shown: &'a str,
+    /// What is keyed: `shown`, with its implied scheme in front when it has none.
+    pub keyed: &'a str,
+}
+
+/// The buffers of [`found_link`], kept from link to link: the text with its implied scheme
+/// (no allocation once it is large enough) and the text with its references undone.
+///
+/// ```
+/// let bufs = linksieve_pipeline::LinkBuffers::default();
+/// # let _ = bufs;
+/// ```
+#[derive(Debug, Default)]
+pub struct LinkBuffers {
+    decoded: String,
+    implied: String,
+}
+
+/// The one step from a link the scanner found in text to the text that is keyed, taken by
+/// `run` (its workers) and `scan --format tsv` alike: in HTML (`html` is `Some(ascii_only)`)
+/// the link's character references are undone, with the punctuation the scanner trimmed after
+/// it (`trailing`, see [`crate::unescape_link`]); then a find without a scheme gets its implied
+/// one ([`keyable`]).
+///
+/// ```
+/// use linksieve_pipeline::{LinkBuffers, found_link};
+/// use linksieve_scan::LinkKind;
+/// let mut bufs = LinkBuffers::default();
+/// let l = found_link("jane@example.org", "", LinkKind::Email, None, &mut bufs);
+/// assert_eq!((l.shown, l.keyed), ("jane@example.org", "mailto:jane@example.org"));
+/// let l = found_link("http://a.example/&#xE9;", "", LinkKind::Scheme, Some(false), &mut bufs);
+/// assert_eq!((l.shown, l.keyed), ("http://a.example/é", "http://a.example/é"));
+/// // outside HTML a reference is text
+/// let l = found_link("http://a.example/&#xE9;", "", LinkKind::Scheme, None, &mut bufs);
+/// assert_eq!(l.keyed, "http://a.example/&#xE9;");
+/// ```
+pub fn found_link<'a>(
+    text: &'a str,
+    trailing: &str,
+    kind: LinkKind,
+    html: Option<bool>,
+    bufs: &'a mut LinkBuffers,
+) -> FoundLink<'a> {
+    let LinkBuffers { decoded, implied } = bufs;
+    let shown: &'a str =
+        match html.map(|ascii_only| crate::unescape_link(text, trailing, ascii_only)) {
+            Some(Cow::Owned(s)) => {
+                *decoded = s;
+                decoded
+            }
+            Some(Cow::Borrowed(s)) => s,
+            None => text,
+        };
+    FoundLink {
+        shown,
+        keyed: keyable(shown, kind, implied),
+    }
 }

@@ -21,7 +21,7 @@ mod stats;
 
 pub use engine::{FailureHook, Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
-pub use keyer::{Keyer, implied_scheme, keyable};
+pub use keyer::{FoundLink, Keyer, LinkBuffers, found_link, implied_scheme, keyable};
 pub use line_dedup::{DedupStats, dedup_lines};
 pub use linksieve_inputs::{
     Compression, HttpHead, InputProblem, InputSpec, WarcError, WarcHeader, WarcRecords, charset_of,

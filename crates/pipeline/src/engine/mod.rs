@@ -47,9 +47,7 @@ mod tests;
 mod worker;
 
 use crate::delivery::Output;
-use crate::html::unescape_link;
-use crate::keyer::Keyer;
-use crate::keyer::keyable;
+use crate::keyer::{Keyer, LinkBuffers, found_link};
 use crate::ordered::Ordered;
 use crate::outlinks::{DocumentItem, DocumentOptions, Unresolved, read_document};
 use crate::printer::{KeyRow, LinkFrom, OutputFormat, Printer, RejectedRow};

@@ -17,7 +17,7 @@ pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> Chu
         },
         repeats: REPEATS.take(),
         climb: Climb::default(),
-        implied: String::new(),
+        bufs: LinkBuffers::default(),
         ascii: false,
     };
     match job {
@@ -149,8 +149,8 @@ pub(super) struct Worker<'a> {
     pub(super) repeats: Repeats,
     /// The keys of the link being keyed, at every rung up to the chosen one.
     pub(super) climb: Climb,
-    /// A find without a scheme, with its implied one (`keyer::keyable`).
-    pub(super) implied: String,
+    /// The buffers of [`found_link`], kept from link to link.
+    pub(super) bufs: LinkBuffers,
     /// The chunk is known to be ASCII (a late file's ASCII range): nothing malformed in it.
     pub(super) ascii: bool,
 }
@@ -337,22 +337,18 @@ impl Worker<'_> {
         offset: u64,
         line: u64,
     ) {
-        let html = self.opts.html || self.out.document;
-        let unescaped = html.then(|| unescape_link(found, trailing, self.opts.scan.ascii_only));
-        let decoded = unescaped.as_deref().unwrap_or(found);
-        let original = written.unwrap_or(decoded);
-        // the text keyed: a find without a scheme gets its implied one
-        let mut implied = std::mem::take(&mut self.implied);
-        let text = keyable(decoded, kind, &mut implied);
+        let html = (self.opts.html || self.out.document).then_some(self.opts.scan.ascii_only);
+        let mut bufs = std::mem::take(&mut self.bufs);
+        let link = found_link(found, trailing, kind, html, &mut bufs);
         self.key_link(&Found {
-            original,
-            text,
+            original: written.unwrap_or(link.shown),
+            text: link.keyed,
             legacy,
             offset,
             line,
             from: FROM_TEXT,
         });
-        self.implied = implied;
+        self.bufs = bufs;
     }
 
     /// Keys one link: `found.text` is what is keyed, `found.original` what the row shows.
