@@ -71,10 +71,7 @@ impl std::str::FromStr for InputMode {
     type Err = crate::UnknownName;
 
     fn from_str(s: &str) -> Result<Self, crate::UnknownName> {
-        InputMode::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| crate::UnknownName(s.to_owned()))
+        crate::ladder::by_name(&InputMode::ALL, InputMode::name, s)
     }
 }
 

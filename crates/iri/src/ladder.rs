@@ -37,6 +37,7 @@ mod vocabulary;
 pub use climb::{Climb, climb, climb_str, fixed_point};
 pub use forms::from_surt;
 pub use protocol::{RedirectStats, Redirects, Rules, RulesError};
+pub(crate) use vocabulary::by_name;
 pub use vocabulary::{KeyForm, Rung, UnknownName};
 
 use crate::input::{InputError, InputMode, leiri_to_iri, parse_input};

@@ -438,7 +438,12 @@ mod tests {
     fn reads_spread_over_threads_answer_as_a_set_and_find_damage() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("seen.redb");
-        let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
+        // two threads asked for: the split is taken on a machine of one core too
+        let split = crate::PersistentOptions {
+            read_threads: 2,
+            ..opts(Abandoned::Seen)
+        };
+        let mut set = PersistentSet::open(&path, &id(), split).unwrap();
         let mut mem = MemorySet::new();
         let stored: Vec<Fingerprint> = (1..=100_000u128)
             .map(|i| Fingerprint(i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835)))
@@ -450,7 +455,7 @@ mod tests {
         let run = set.runs[0];
         assert_eq!(set.runs.len(), 1);
         // every key a "maybe", so every candidate is read; 150 candidates of a run of 404
-        // slots: one read each, split over the threads where there are cores for them
+        // slots: one read each, split over the two threads
         set.filter = super::super::filter::StoreFilter::all_maybe();
         let batch = 150;
         assert!(batch >= 2 * READS_PER_THREAD && (batch as u64) * 2 < slots_of(&run));

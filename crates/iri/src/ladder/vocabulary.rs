@@ -90,14 +90,24 @@ impl fmt::Display for Rung {
 #[error("unknown name {0:?}")]
 pub struct UnknownName(pub String);
 
+/// The value of `all` whose `name` is `s`: the `FromStr` of every option enum of the crate
+/// (`Rung`, `KeyForm`, `InputMode`).
+pub(crate) fn by_name<T: Copy>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    s: &str,
+) -> Result<T, UnknownName> {
+    all.iter()
+        .copied()
+        .find(|&v| name(v) == s)
+        .ok_or_else(|| UnknownName(s.to_owned()))
+}
+
 impl std::str::FromStr for Rung {
     type Err = UnknownName;
 
     fn from_str(s: &str) -> Result<Self, UnknownName> {
-        Rung::ALL
-            .into_iter()
-            .find(|l| l.name() == s)
-            .ok_or_else(|| UnknownName(s.to_owned()))
+        by_name(&Rung::ALL, Rung::name, s)
     }
 }
 
@@ -139,6 +149,13 @@ pub enum KeyForm {
 }
 
 impl KeyForm {
+    /// Every key form.
+    ///
+    /// ```
+    /// assert_eq!(linksieve_iri::KeyForm::ALL.len(), 3);
+    /// ```
+    pub const ALL: [KeyForm; 3] = [KeyForm::Uri, KeyForm::Iri, KeyForm::Surt];
+
     /// The form's name as the command line spells it.
     ///
     /// ```
@@ -163,9 +180,6 @@ impl std::str::FromStr for KeyForm {
     type Err = UnknownName;
 
     fn from_str(s: &str) -> Result<Self, UnknownName> {
-        [KeyForm::Uri, KeyForm::Iri, KeyForm::Surt]
-            .into_iter()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| UnknownName(s.to_owned()))
+        by_name(&KeyForm::ALL, KeyForm::name, s)
     }
 }
