@@ -18,8 +18,8 @@
 //! text). The oracle shares the ladder and the HTML reader with `run` but none of its chunking,
 //! workers, repeat table, reorder, sink or decompression (the container is undone before it).
 
-use linksieve_iri::web_to_iri;
 use linksieve_dedup::MemorySet;
+use linksieve_iri::web_to_iri;
 use linksieve_pipeline::{
     DocumentItem, DocumentOptions, InputSpec, Keyer, OutputFormat, RunOptions, keyable,
     read_document, unescape_link,
@@ -72,7 +72,7 @@ pub fn run(data: &[u8]) {
         ..RunOptions::default()
     };
     // the oracle: the whole input at once
-    let keyer = Keyer::new(base.input, &base.normalize);
+    let keyer = Keyer::new(base.input, &base.keying);
     let mut seen = HashSet::new();
     let mut want = String::new();
     let mut keep = |k: Option<String>| {
@@ -132,7 +132,12 @@ pub fn run(data: &[u8]) {
     }
     let path = input_path();
     let file = if flags & 32 != 0 {
-        warc(&content, flags & 64 != 0, flags & 128 != 0, 1 + seed[0] as usize % 300)
+        warc(
+            &content,
+            flags & 64 != 0,
+            flags & 128 != 0,
+            1 + seed[0] as usize % 300,
+        )
     } else {
         content
     };
@@ -233,7 +238,7 @@ fn stored(file: Vec<u8>, container: u8) -> Vec<u8> {
             use liblzma::stream::{LzmaOptions, Stream};
             // preset 0: xz -6 would take 94 MB per execution to compress
             let stream = if container % 8 == 6 {
-                    Stream::new_easy_encoder(0, liblzma::stream::Check::Crc32)
+                Stream::new_easy_encoder(0, liblzma::stream::Check::Crc32)
             } else {
                 Stream::new_lzma_encoder(&LzmaOptions::new_preset(0).expect("lzma options"))
             }

@@ -23,9 +23,9 @@ pub mod convert;
 pub mod differential;
 pub mod normalize;
 pub mod parse;
-pub mod profile;
 #[cfg(feature = "pipeline")]
 pub mod pipeline;
+pub mod profile;
 pub mod scan;
 
 /// The input as text: invalid UTF-8 becomes U+FFFD, so every input reaches the parsers.

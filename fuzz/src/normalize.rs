@@ -14,7 +14,7 @@
 //! - `normalize_str` (the fused fast path on text) equals `normalize` of the parsed reference.
 
 use linksieve_iri::{
-    Grammar, InputMode, IriRef, KeyForm, Rung, NormalizeOptions, Rules, compare_str, from_surt,
+    Grammar, InputMode, IriRef, KeyForm, NormalizeOptions, Rules, Rung, compare_str, from_surt,
     leiri_to_iri, normalize_str,
 };
 use std::sync::{Arc, OnceLock};
@@ -223,10 +223,7 @@ fn pair(
             break;
         };
         if first_equal.is_some() {
-            assert_eq!(
-                x, y,
-                "{a:?} and {b:?} are equal below {rung} but not at it"
-            );
+            assert_eq!(x, y, "{a:?} and {b:?} are equal below {rung} but not at it");
         } else if x == y {
             first_equal = Some(rung);
         }

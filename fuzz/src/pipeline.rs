@@ -9,9 +9,9 @@
 //! depend on how the input was cut: inputs, failures, bytes read, links found, rejected links by
 //! reason, too-long candidates, unique keys and duplicates.
 
-use linksieve_iri::{Rung, NormalizeOptions};
 use linksieve_dedup::MemorySet;
-use linksieve_pipeline::{InputSpec, OutputFormat, RunOptions, RunStats};
+use linksieve_iri::{NormalizeOptions, Rung};
+use linksieve_pipeline::{InputSpec, Keying, OutputFormat, RunOptions, RunStats};
 use linksieve_scan::ScanOptions;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -65,9 +65,12 @@ pub fn run(data: &[u8]) {
                     email: flags & 2 != 0,
                     ..ScanOptions::default()
                 },
-                normalize: NormalizeOptions {
-                    rung,
-                    ..NormalizeOptions::default()
+                keying: Keying {
+                    ladder: NormalizeOptions {
+                        rung,
+                        ..NormalizeOptions::default()
+                    },
+                    profile: None,
                 },
                 html: flags & 0x10 != 0,
                 format,

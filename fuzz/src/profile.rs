@@ -7,9 +7,9 @@
 //!
 //! Idempotence is a property of the libraries the profiles reproduce only on URL-shaped input;
 //! it is checked on the real lists and generated URLs in
-//! crates/iri/tests/profile_properties.rs, not here.
+//! crates/profiles/tests/properties.rs, not here.
 
-use linksieve_iri::{Profile, ProfileKind};
+use linksieve_profiles::{Profile, ProfileKind};
 
 /// Runs the profile oracles on `data`.
 pub fn run(data: &[u8]) {
@@ -37,10 +37,15 @@ pub fn run(data: &[u8]) {
             Ok(()) => assert!(out.starts_with("before|"), "{p}: {rest:?}"),
             Err(e) => {
                 assert_eq!(out, "before|", "{p}: an error left output: {rest:?}");
-                assert!(e.offset.is_none_or(|o| o <= rest.len()), "{p}: {e:?} on {rest:?}");
+                assert!(
+                    e.offset.is_none_or(|o| o <= rest.len()),
+                    "{p}: {e:?} on {rest:?}"
+                );
             }
         }
-        let bytes = p.canonicalize_bytes_into(s.as_bytes(), &mut String::new()).is_ok();
+        let bytes = p
+            .canonicalize_bytes_into(s.as_bytes(), &mut String::new())
+            .is_ok();
         let text = p.canonicalize(&s);
         assert_eq!(bytes, text.is_ok(), "{p}: text and bytes disagree on {s:?}");
     }

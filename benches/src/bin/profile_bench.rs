@@ -11,7 +11,7 @@
 //! ```
 
 use linksieve_benches::{count_ok, median, use_ok};
-use linksieve_iri::{Profile, ProfileKind};
+use linksieve_profiles::{Profile, ProfileKind};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::process::ExitCode;

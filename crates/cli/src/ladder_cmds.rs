@@ -1,13 +1,12 @@
-//! `normalize` and `compare`: thin wrappers over the comparison ladder of `linksieve_iri`
-//! (draft-ietf-iri-comparison-00 section 4).
+//! `normalize` and `compare`: thin wrappers over the keying choice of `linksieve_pipeline`
+//! ([`Keying`]: the comparison ladder of draft-ietf-iri-comparison-00 section 4, or a profile).
 
 use crate::line_io::{self, LineArgs, Reply};
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use linksieve_iri::{
-    Comparison, InputMode, KeyForm, NormalizeOptions, Profile, Redirects, Rules, Rung, compare_str,
-    normalize_str,
-};
+use linksieve_iri::{InputMode, KeyForm, NormalizeOptions, Redirects, Rules, Rung};
+use linksieve_pipeline::{Compared, Keying};
+use linksieve_profiles::Profile;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -90,14 +89,14 @@ pub struct IdentityArgs {
 /// seen-set and must refuse to mix keys of different kinds.
 pub fn identity(a: &IdentityArgs) -> Result<ExitCode> {
     let mode = a.input;
-    let opts = options(&a.ladder, mode, a.form)?;
-    let id = linksieve_pipeline::seen::KeyIdentity::of(&opts, mode);
+    let keying = options(&a.ladder, mode, a.form)?;
+    let id = linksieve_pipeline::seen::KeyIdentity::of(&keying, mode);
     writeln!(std::io::stdout().lock(), "{}", id.to_json())?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Builds the options; reports the redirect file's counts on stderr.
-pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<NormalizeOptions> {
+/// Builds the keying choice; reports the redirect file's counts on stderr.
+pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<Keying> {
     let rung: Rung = l.rung;
     if rung != Rung::Protocol && (l.rules.is_some() || l.redirects.is_some()) {
         bail!("--rules and --redirects apply at the protocol rung: add --level protocol");
@@ -109,7 +108,6 @@ pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<
         rung,
         form,
         nfc: l.nfc,
-        profile: l.profile,
         ..Default::default()
     };
     if let Some(path) = &l.rules {
@@ -135,16 +133,17 @@ pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<
         }
         opts.redirects = Some(Arc::new(r));
     }
-    Ok(opts)
+    Ok(Keying {
+        ladder: opts,
+        profile: l.profile,
+    })
 }
 
 /// Runs `linksieve normalize`.
 pub fn normalize(a: &NormalizeArgs) -> Result<ExitCode> {
     let mode = a.lines.input;
-    let opts = options(&a.ladder, mode, a.form)?;
-    line_io::run(&a.items, &a.lines, |s| {
-        normalize_str(s, mode, &opts).map(Reply::text)
-    })
+    let keying = options(&a.ladder, mode, a.form)?;
+    line_io::run(&a.items, &a.lines, |s| keying.key(s, mode).map(Reply::text))
 }
 
 /// Runs `linksieve compare`: `equivalent at <rung>` (exit 0), `different up to <rung>` (exit
@@ -153,13 +152,13 @@ pub fn normalize(a: &NormalizeArgs) -> Result<ExitCode> {
 /// an input without a key is reported on stderr (exit 2).
 pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     let mode: InputMode = a.input;
-    let opts = options(&a.ladder, mode, KeyForm::Uri)?;
-    let c = match compare_str(&a.a, &a.b, mode, &opts) {
+    let keying = options(&a.ladder, mode, KeyForm::Uri)?;
+    let c = match keying.compare(&a.a, &a.b, mode) {
         Ok(c) => c,
         Err(e) => {
             let mut named = false;
             for (name, s) in [("A", &a.a), ("B", &a.b)] {
-                if let Err(e) = normalize_str(s, mode, &opts.at(e.rung())) {
+                if let Err(e) = keying.at(e.rung()).key(s, mode) {
                     eprintln!("linksieve: {name}: {e}");
                     named = true;
                 }
@@ -174,7 +173,7 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
     if a.explain {
         write!(out, "{}", explain(&c))?;
     }
-    Ok(match (c.equivalent_at, &c.profile) {
+    Ok(match (c.ladder.equivalent_at, &c.profile) {
         (Some(rung), _) => {
             writeln!(out, "equivalent at {rung}")?;
             ExitCode::SUCCESS
@@ -188,16 +187,16 @@ pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
             ExitCode::from(1)
         }
         (None, None) => {
-            writeln!(out, "different up to {}", opts.rung)?;
+            writeln!(out, "different up to {}", keying.ladder.rung)?;
             ExitCode::from(1)
         }
     })
 }
 
 /// The `--explain` listing: per rung, both keys and what the rung changed in each.
-fn explain(c: &Comparison) -> String {
+fn explain(c: &Compared) -> String {
     let mut out = String::new();
-    for r in &c.rungs {
+    for r in &c.ladder.rungs {
         for (i, name) in ["A", "B"].into_iter().enumerate() {
             let rung = if i == 0 { r.rung.name() } else { "" };
             let changed = if r.changed[i].is_empty() {

@@ -253,12 +253,12 @@ pub struct DedupArgs {
 
 /// Runs `linksieve dedup`: exit 0, 1 when an input could not be read, 130 after SIGINT.
 pub fn dedup(a: &DedupArgs) -> Result<ExitCode> {
-    let normalize = options(&a.ladder, InputMode::Strict, a.form)?;
+    let keying = options(&a.ladder, InputMode::Strict, a.form)?;
     let (inputs, problems) = a.io.inputs();
     check_paths(&a.io, a.seen.store())?;
     let mut dedup = a
         .seen
-        .open(&KeyIdentity::of(&normalize, a.input), a.io.out.is_some())?;
+        .open(&KeyIdentity::of(&keying, a.input), a.io.out.is_some())?;
     let commit = a.seen.policy(a.io.out.is_some());
     let cancel = cancel_on_sigint()?;
     let (mut out, tmp) = open_output(a.io.out.as_deref())?;
@@ -577,7 +577,7 @@ fn parse_size(s: &str) -> Result<usize, String> {
 /// Runs `linksieve run`: exit 0, 1 when an input could not be read, 130 after SIGINT.
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let mode = a.input;
-    let normalize = options(&a.ladder, mode, a.form)?;
+    let keying = options(&a.ladder, mode, a.form)?;
     let encoding =
         EncodingChoice::from_label(&a.encoding).map_err(|e| anyhow::anyhow!("--encoding: {e}"))?;
     let opts = RunOptions {
@@ -592,7 +592,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
             ..ScanOptions::default()
         },
         input: mode,
-        normalize,
+        keying,
         html: a.html,
         base: a
             .base
@@ -610,7 +610,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let (inputs, problems) = a.io.inputs();
     check_paths(&a.io, a.seen.store())?;
     let mut dedup = a.seen.open(
-        &KeyIdentity::of(&opts.normalize, opts.input),
+        &KeyIdentity::of(&opts.keying, opts.input),
         a.io.out.is_some(),
     )?;
     let cancel = cancel_on_sigint()?;

@@ -2,7 +2,7 @@
 //! `run` (checked against each other: `scan`, then `normalize --profile`, then `dedup`, must
 //! give what `run --profile` gives), the profile as the last step of `compare --explain`, its
 //! name and version in `identity` and in the persistent store, and the usage errors. Each
-//! profile's rules are tested on its peers' vectors (`crates/iri/tests/profile_vectors.rs`) and
+//! profile's rules are tested on its peers' vectors (`crates/profiles/tests/vectors.rs`) and
 //! against the real libraries (`tests/oracles/test_profiles.py`).
 
 use crate::common;

@@ -42,7 +42,6 @@ pub use vocabulary::{KeyForm, Rung, UnknownName};
 
 use crate::input::{InputError, InputMode, leiri_to_iri, parse_input};
 use crate::parse::{Component, IriRef, Parts};
-use crate::profile::{Profile, ProfileError};
 use climb::climb_with;
 use std::sync::Arc;
 
@@ -68,10 +67,6 @@ pub struct NormalizeOptions {
     /// Equivalences learned from redirects, applied at the protocol rung (CMP 4.4). Build them
     /// with [`Redirects::parse`] and the same `nfc` and `rules`.
     pub redirects: Option<Arc<Redirects>>,
-    /// A canonicalizer to reproduce ([`Profile`]): when set, the key is the profile's key of
-    /// the input as given (the profile reads it as its library does: the input mode, rung and
-    /// form do not apply); [`compare`] climbs the ladder and takes the profile as its last step.
-    pub profile: Option<Profile>,
 }
 
 impl NormalizeOptions {
@@ -122,14 +117,6 @@ pub enum NormalizeError {
         /// Where a scheme would be.
         offset: usize,
     },
-    /// The profile gives no key: its library would raise on this input.
-    #[error("{source}")]
-    Profile {
-        /// The rung that was asked for.
-        rung: Rung,
-        /// What the profile said.
-        source: ProfileError,
-    },
 }
 
 impl NormalizeError {
@@ -141,9 +128,7 @@ impl NormalizeError {
     /// ```
     pub fn rung(&self) -> Rung {
         match self {
-            NormalizeError::Input { rung, .. }
-            | NormalizeError::Relative { rung, .. }
-            | NormalizeError::Profile { rung, .. } => *rung,
+            NormalizeError::Input { rung, .. } | NormalizeError::Relative { rung, .. } => *rung,
         }
     }
 
@@ -161,7 +146,6 @@ impl NormalizeError {
             } => Some(p.offset),
             NormalizeError::Input { .. } => None,
             NormalizeError::Relative { offset, .. } => Some(*offset),
-            NormalizeError::Profile { source, .. } => source.offset,
         }
     }
 }
@@ -221,11 +205,6 @@ pub fn normalize<S: AsRef<str>>(
     opts: &NormalizeOptions,
 ) -> Result<String, NormalizeError> {
     let iri = iri.as_ref();
-    if let Some(p) = &opts.profile {
-        return p
-            .canonicalize(iri.as_str())
-            .map_err(|e| profile_error(opts, e));
-    }
     if let Some(s) = fast_key(iri, opts) {
         return Ok(s.to_owned());
     }
@@ -253,11 +232,6 @@ pub fn normalize_into<S: AsRef<str>>(
     out: &mut String,
 ) -> Result<(), NormalizeError> {
     let iri = iri.as_ref();
-    if let Some(p) = &opts.profile {
-        return p
-            .canonicalize_into(iri.as_str(), out)
-            .map_err(|e| profile_error(opts, e));
-    }
     if let Some(s) = fast_key(iri, opts) {
         out.push_str(s);
         return Ok(());
@@ -271,20 +245,11 @@ pub fn normalize_into<S: AsRef<str>>(
     Ok(())
 }
 
-/// A profile's error, at the rung that was asked for.
-fn profile_error(opts: &NormalizeOptions, source: ProfileError) -> NormalizeError {
-    NormalizeError::Profile {
-        rung: opts.rung,
-        source,
-    }
-}
-
 /// The fast path, without building a `Key`: an already-normal `uri`-form input is its own key
 /// (or, at the protocol rung, the target of a learned redirect).
 fn fast_key<'a>(iri: IriRef<&'a str>, opts: &'a NormalizeOptions) -> Option<&'a str> {
     let rung = opts.rung;
     if opts.form == KeyForm::Uri
-        && opts.profile.is_none()
         && rung > Rung::String
         && (rung < Rung::Scheme || iri.is_absolute())
         && fast::is_normal(iri, rung, opts.nfc, has_rules(opts))
@@ -305,7 +270,6 @@ fn fast_text_key<'a>(
 ) -> Option<&'a str> {
     (mode != InputMode::Web
         && opts.form == KeyForm::Uri
-        && opts.profile.is_none()
         && opts.rung > Rung::String
         && fast::is_normal_text(input, opts.rung, opts.nfc, has_rules(opts)))
     .then(|| own_key(input, opts))
@@ -334,9 +298,6 @@ pub fn normalize_str(
     mode: InputMode,
     opts: &NormalizeOptions,
 ) -> Result<String, NormalizeError> {
-    if let Some(p) = &opts.profile {
-        return p.canonicalize(input).map_err(|e| profile_error(opts, e));
-    }
     if let Some(k) = fast_text_key(input, mode, opts) {
         return Ok(k.to_owned());
     }
@@ -365,11 +326,6 @@ pub fn normalize_str_into(
     opts: &NormalizeOptions,
     out: &mut String,
 ) -> Result<(), NormalizeError> {
-    if let Some(p) = &opts.profile {
-        return p
-            .canonicalize_into(input, out)
-            .map_err(|e| profile_error(opts, e));
-    }
     if let Some(k) = fast_text_key(input, mode, opts) {
         out.push_str(k);
         return Ok(());
@@ -471,54 +427,6 @@ pub struct Comparison {
     pub rungs: Vec<RungReport>,
     /// The lowest rung with equal keys; `None`: different up to the requested rung.
     pub equivalent_at: Option<Rung>,
-    /// The last step, with a profile ([`NormalizeOptions::profile`]) and keys that differ up to
-    /// the requested rung: both keys under the profile.
-    pub profile: Option<ProfileStep>,
-}
-
-impl Comparison {
-    /// True when the two are equal at some rung, or else under the profile.
-    ///
-    /// ```
-    /// use linksieve_iri::{compare_str, InputMode, NormalizeOptions, Profile};
-    /// let opts = NormalizeOptions { profile: Some("w3lib".parse().unwrap()), ..Default::default() };
-    /// let c = compare_str("http://h/?b=1&a=2", "http://h/?a=2&b=1", InputMode::Strict, &opts).unwrap();
-    /// assert_eq!(c.equivalent_at, None);
-    /// assert!(c.profile.as_ref().unwrap().equal() && c.equivalent());
-    /// ```
-    pub fn equivalent(&self) -> bool {
-        self.equivalent_at.is_some() || self.profile.as_ref().is_some_and(ProfileStep::equal)
-    }
-}
-
-/// The profile step of a [`Comparison`]: the profile and both keys under it.
-///
-/// ```
-/// use linksieve_iri::{compare_str, InputMode, NormalizeOptions};
-/// let opts = NormalizeOptions { profile: Some("surt-ia".parse().unwrap()), ..Default::default() };
-/// let c = compare_str("http://www.a.example/", "http://a.example/", InputMode::Strict, &opts).unwrap();
-/// let step = c.profile.unwrap();
-/// assert_eq!(step.keys[0], step.keys[1]);
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProfileStep {
-    /// The profile.
-    pub profile: Profile,
-    /// The key of each input under it.
-    pub keys: [String; 2],
-}
-
-impl ProfileStep {
-    /// True when both keys are equal.
-    ///
-    /// ```
-    /// use linksieve_iri::{ProfileStep, Profile};
-    /// let s = ProfileStep { profile: "gsb".parse().unwrap(), keys: ["a".into(), "a".into()] };
-    /// assert!(s.equal());
-    /// ```
-    pub fn equal(&self) -> bool {
-        self.keys[0] == self.keys[1]
-    }
 }
 
 /// The components whose text differs between two references.
@@ -558,16 +466,6 @@ pub fn compare<S: AsRef<str>, T: AsRef<str>>(
     opts: &NormalizeOptions,
 ) -> Result<Comparison, NormalizeError> {
     let (a, b) = (a.as_ref(), b.as_ref());
-    compare_with(a, b, [a.as_str(), b.as_str()], opts)
-}
-
-/// [`compare`], with the texts a profile reads (the inputs as given).
-fn compare_with(
-    a: IriRef<&str>,
-    b: IriRef<&str>,
-    texts: [&str; 2],
-    opts: &NormalizeOptions,
-) -> Result<Comparison, NormalizeError> {
     // A relative reference has keys at the string and syntax rungs only (CMP 2).
     let absolute = a.as_ref().is_absolute() && b.as_ref().is_absolute();
     let reach = if absolute {
@@ -603,7 +501,6 @@ fn compare_with(
             return Ok(Comparison {
                 rungs,
                 equivalent_at: Some(rung),
-                profile: None,
             });
         }
     }
@@ -614,21 +511,9 @@ fn compare_with(
             offset: 0,
         });
     }
-    // Profiles sit above the ladder: the last step, on the inputs as given.
-    let profile = match &opts.profile {
-        Some(p) => {
-            let key = |t| p.canonicalize(t).map_err(|e| profile_error(opts, e));
-            Some(ProfileStep {
-                profile: *p,
-                keys: [key(texts[0])?, key(texts[1])?],
-            })
-        }
-        None => None,
-    };
     Ok(Comparison {
         rungs,
         equivalent_at: None,
-        profile,
     })
 }
 
@@ -650,7 +535,7 @@ pub fn compare_str(
     let read =
         |s: &str| parse_input(s, mode).map_err(|source| NormalizeError::Input { rung, source });
     let (ra, rb) = (read(a)?, read(b)?);
-    compare_with(ra.as_ref(), rb.as_ref(), [a, b], opts)
+    compare(&ra.as_ref(), &rb.as_ref(), opts)
 }
 
 #[cfg(test)]

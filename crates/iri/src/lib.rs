@@ -10,9 +10,11 @@
 //! - checks ([`check`]: 3987bis 4.1, 4.2, 5.1, 6.3);
 //! - the comparison ladder ([`normalize`], [`compare`]: draft-ietf-iri-comparison-00 4,
 //!   RFC 3987 5.3): keys at the string, syntax, scheme and protocol rungs, in `uri`, `iri` or
-//!   `surt` form;
-//! - profiles ([`Profile`]): the keys other canonicalizers make (w3lib, urlcanon, IA SURT,
-//!   crawler-commons, Google Safe Browsing), byte for byte, above the ladder.
+//!   `surt` form.
+//!
+//! The keys other canonicalizers make (w3lib, urlcanon, IA SURT, crawler-commons, Google Safe
+//! Browsing) are the `linksieve-profiles` crate's; the pipeline's `Keying` chooses between the
+//! ladder and a profile.
 //!
 //! ```
 //! use linksieve_iri::IriRef;
@@ -32,7 +34,6 @@ mod input;
 mod ladder;
 mod ops;
 mod parse;
-mod profile;
 mod resolve;
 mod scheme_table;
 mod whatwg;
@@ -45,19 +46,14 @@ pub use convert::{HostMapping, ToUriError, ToUriOptions};
 pub use host::{IdnaError, IdnaProfile, domain_to_ascii};
 pub use input::{InputError, InputMode, leiri_to_iri, parse_input, web_to_iri};
 pub use ladder::{
-    Climb, Comparison, KeyForm, NormalizeError, NormalizeOptions, ProfileStep, RedirectStats,
-    Redirects, Rules, RulesError, Rung, RungReport, UnknownName, climb, climb_str, compare,
-    compare_str, fixed_point, from_surt, normalize, normalize_into, normalize_str,
-    normalize_str_into,
+    Climb, Comparison, KeyForm, NormalizeError, NormalizeOptions, RedirectStats, Redirects, Rules,
+    RulesError, Rung, RungReport, UnknownName, climb, climb_str, compare, compare_str, fixed_point,
+    from_surt, normalize, normalize_into, normalize_str, normalize_str_into,
 };
 pub use ops::{IriError, check_str, has_errors, parse_str, resolve_str, to_iri_str, to_uri_str};
 pub use parse::{
     Component, Grammar, HostKind, IriRef, ParseError, ParseErrorKind, Parts, Spans, parse_ipv4,
     parse_ipv6, validate,
-};
-pub use profile::{
-    IdnNormalization, Profile, ProfileError, ProfileKind, ProfileOptions, ProfileSpecError,
-    QueryParamNames,
 };
 pub use resolve::{ResolveError, Strictness, remove_dot_segments};
 pub use scheme_table::{SchemeInfo, scheme_info, scheme_table};

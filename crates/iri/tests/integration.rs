@@ -6,6 +6,4 @@ mod common;
 mod conformance;
 mod ladder_conformance;
 mod ladder_properties;
-mod profile_properties;
-mod profile_vectors;
 mod properties;

@@ -66,7 +66,7 @@ fn load() -> Vec<Case> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         // The tests of crawler-commons and of Safe Browsing were ported for their profiles
-        // (crates/iri/tests/profile_vectors.rs); no rung of the ladder models them.
+        // (crates/profiles/tests/vectors.rs); no rung of the ladder models them.
         if PROFILE_ONLY.contains(&file.as_str()) {
             continue;
         }

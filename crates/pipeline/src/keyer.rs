@@ -1,21 +1,20 @@
 //! How a link found by the scanner gets its key, the same for `run` and `scan --format tsv`:
 //! [`found_link`] (what is keyed), then [`Keyer`].
 
-use linksieve_iri::{
-    Climb, InputMode, NormalizeError, NormalizeOptions, climb_str, fixed_point, normalize_str,
-    normalize_str_into,
-};
+use crate::{KeyError, Keying};
+use linksieve_iri::{Climb, InputMode, NormalizeError, NormalizeOptions, climb_str, fixed_point};
+use linksieve_profiles::Profile;
 use linksieve_scan::LinkKind;
 use std::borrow::Cow;
 
-/// Keys found links: in the chosen rung and form, and (by [`Keyer::climb`]) in the `uri` form
-/// at every rung below it too (for the per-rung duplicate counts). A link transcoded from a
-/// legacy encoding is keyed with NFC (RFC 3987 3.1 variant B; CMP 4.2.2). The option sets are
-/// made once, not per link.
+/// Keys found links with a [`Keying`]: in the chosen rung and form (or by the chosen profile),
+/// and (by [`Keyer::climb`]) in the `uri` form at every rung below it too (for the per-rung
+/// duplicate counts). A link transcoded from a legacy encoding is keyed with NFC (RFC 3987 3.1
+/// variant B; CMP 4.2.2). The option sets are made once, not per link.
 ///
 /// ```
-/// use linksieve_iri::{Climb, InputMode, Rung, NormalizeOptions};
-/// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
+/// use linksieve_iri::{Climb, InputMode, Rung};
+/// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &Default::default());
 /// assert_eq!(k.key("HTTP://Example.COM:80", false).unwrap(), "http://example.com/");
 /// let mut c = Climb::default();
 /// k.climb("HTTP://Example.COM:80", false, &mut c).unwrap();
@@ -24,94 +23,114 @@ use std::borrow::Cow;
 #[derive(Clone, Debug)]
 pub struct Keyer {
     input: InputMode,
-    /// The chosen rung and form: for Unicode text, for text from a legacy encoding (NFC).
-    chosen: [NormalizeOptions; 2],
+    /// The chosen keying: for Unicode text, for text from a legacy encoding (NFC).
+    chosen: [Keying; 2],
 }
 
 impl Keyer {
-    /// A keyer for links read in `input` mode and keyed with `opts`.
+    /// A keyer for links read in `input` mode and keyed with `keying`.
     ///
     /// ```
-    /// use linksieve_iri::{InputMode, KeyForm, NormalizeOptions};
-    /// let k = linksieve_pipeline::Keyer::new(InputMode::Strict, &NormalizeOptions::default());
+    /// use linksieve_iri::{InputMode, KeyForm};
+    /// let k = linksieve_pipeline::Keyer::new(InputMode::Strict, &Default::default());
     /// assert_eq!(k.options().form, KeyForm::Uri);
     /// ```
-    pub fn new(input: InputMode, opts: &NormalizeOptions) -> Keyer {
-        let with_nfc = |legacy: bool| NormalizeOptions {
-            nfc: opts.nfc || legacy,
-            ..opts.clone()
+    pub fn new(input: InputMode, keying: &Keying) -> Keyer {
+        let with_nfc = |legacy: bool| Keying {
+            ladder: NormalizeOptions {
+                nfc: keying.ladder.nfc || legacy,
+                ..keying.ladder.clone()
+            },
+            profile: keying.profile,
         };
         let chosen = [with_nfc(false), with_nfc(true)];
         Keyer { input, chosen }
     }
 
-    /// The options of the chosen rung and form (for Unicode text).
+    /// The ladder's options of the chosen keying (for Unicode text).
     ///
     /// ```
-    /// use linksieve_iri::{InputMode, Rung, NormalizeOptions};
-    /// let k = linksieve_pipeline::Keyer::new(InputMode::Strict, &NormalizeOptions::default());
+    /// use linksieve_iri::{InputMode, Rung};
+    /// let k = linksieve_pipeline::Keyer::new(InputMode::Strict, &Default::default());
     /// assert_eq!(k.options().rung, Rung::Scheme);
     /// ```
     pub fn options(&self) -> &NormalizeOptions {
-        &self.chosen[0]
+        &self.chosen[0].ladder
     }
 
-    /// The key of `text` at the chosen rung and form; `legacy`: transcoded from a legacy
-    /// encoding.
+    /// The chosen profile, if any: its keys come from the text alone, with no rungs below.
     ///
     /// ```
-    /// use linksieve_iri::{InputMode, NormalizeOptions};
-    /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
+    /// use linksieve_pipeline::{Keyer, Keying};
+    /// let w3lib = Keying { profile: Some("w3lib".parse().unwrap()), ..Default::default() };
+    /// let k = Keyer::new(Default::default(), &w3lib);
+    /// assert_eq!(k.profile().unwrap().kind.name(), "w3lib");
+    /// ```
+    pub fn profile(&self) -> Option<&Profile> {
+        self.chosen[0].profile.as_ref()
+    }
+
+    /// The key of `text` by the chosen keying; `legacy`: transcoded from a legacy encoding.
+    ///
+    /// ```
+    /// use linksieve_iri::InputMode;
+    /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &Default::default());
     /// assert!(k.key("http://%zz", false).is_err());
     /// ```
-    pub fn key(&self, text: &str, legacy: bool) -> Result<String, NormalizeError> {
-        normalize_str(text, self.input, &self.chosen[usize::from(legacy)])
+    pub fn key(&self, text: &str, legacy: bool) -> Result<String, KeyError> {
+        self.chosen[usize::from(legacy)].key(text, self.input)
     }
 
     /// [`Keyer::key`], appended to `out` (left as it was on an error): many keys in one buffer.
     ///
     /// ```
-    /// use linksieve_iri::{InputMode, NormalizeOptions};
-    /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
+    /// use linksieve_iri::InputMode;
+    /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &Default::default());
     /// let mut buf = String::new();
     /// k.key_into("HTTP://A.example", false, &mut buf).unwrap();
     /// assert!(k.key_into("http://%zz", false, &mut buf).is_err());
     /// assert_eq!(buf, "http://a.example/");
     /// ```
-    pub fn key_into(
-        &self,
-        text: &str,
-        legacy: bool,
-        out: &mut String,
-    ) -> Result<(), NormalizeError> {
-        normalize_str_into(text, self.input, &self.chosen[usize::from(legacy)], out)
+    pub fn key_into(&self, text: &str, legacy: bool, out: &mut String) -> Result<(), KeyError> {
+        self.chosen[usize::from(legacy)].key_into(text, self.input, out)
     }
 
     /// The key of `text` when it is a fixed point of the ladder at the chosen rung and form
-    /// (`linksieve_iri::fixed_point`): the climb's fast path, without a [`Climb`].
+    /// (`linksieve_iri::fixed_point`): the climb's fast path, without a [`Climb`]. Always
+    /// `None` with a profile (whose key is not the ladder's).
     ///
     /// ```
-    /// use linksieve_iri::{InputMode, NormalizeOptions};
-    /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
+    /// use linksieve_iri::InputMode;
+    /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &Default::default());
     /// assert_eq!(k.fixed_point("http://a.example/", false), Some("http://a.example/"));
     /// assert_eq!(k.fixed_point("http://A.example/", false), None);
     /// ```
     pub fn fixed_point<'a>(&'a self, text: &'a str, legacy: bool) -> Option<&'a str> {
-        fixed_point(text, self.input, &self.chosen[usize::from(legacy)])
+        let chosen = &self.chosen[usize::from(legacy)];
+        match chosen.profile {
+            Some(_) => None,
+            None => fixed_point(text, self.input, &chosen.ladder),
+        }
     }
 
     /// Climbs the ladder with `text` (`linksieve_iri::climb_str`): its `uri` key at every
-    /// rung up to the chosen one, and the chosen key in the chosen form.
+    /// rung up to the chosen one, and the chosen key in the chosen form. The ladder's climb
+    /// whatever the keying: a profile's key has no rungs below it ([`Keyer::key`] makes it).
     ///
     /// ```
-    /// use linksieve_iri::{Climb, InputMode, Rung, NormalizeOptions};
-    /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &NormalizeOptions::default());
+    /// use linksieve_iri::{Climb, InputMode, Rung};
+    /// let k = linksieve_pipeline::Keyer::new(InputMode::Leiri, &Default::default());
     /// let mut c = Climb::default();
     /// k.climb("HTTP://A.example", false, &mut c).unwrap();
     /// assert_eq!((c.key(Rung::Syntax), c.top()), (Some("http://a.example"), "http://a.example/"));
     /// ```
     pub fn climb(&self, text: &str, legacy: bool, out: &mut Climb) -> Result<(), NormalizeError> {
-        climb_str(text, self.input, &self.chosen[usize::from(legacy)], out)
+        climb_str(
+            text,
+            self.input,
+            &self.chosen[usize::from(legacy)].ladder,
+            out,
+        )
     }
 }
 

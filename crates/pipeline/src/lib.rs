@@ -11,6 +11,7 @@ pub mod delivery;
 mod engine;
 mod html;
 mod keyer;
+mod keying;
 mod line_dedup;
 mod ordered;
 mod outlinks;
@@ -22,6 +23,7 @@ mod stats;
 pub use engine::{FailureHook, Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
 pub use keyer::{FoundLink, Keyer, LinkBuffers, found_link, implied_scheme, keyable};
+pub use keying::{Compared, KeyError, Keying, ProfileStep};
 pub use line_dedup::{DedupStats, dedup_lines};
 pub use linksieve_inputs::{
     Compression, HttpHead, InputProblem, InputSpec, WarcError, WarcHeader, WarcRecords, charset_of,

@@ -3,11 +3,12 @@
 //! here, with the persistent store's crash policy; and the identity of the keys a store (or any
 //! engine's own key set) holds.
 
+use crate::Keying;
 use linksieve_dedup::{
     Abandoned, BloomSet, CommitPolicy, DedupError, FINGERPRINT_VERSION, MemorySet,
     PersistentOptions, PersistentSet, SeenSet, SpillConfig, SpillSet, StoreIdentity,
 };
-use linksieve_iri::{InputMode, NormalizeOptions};
+use linksieve_iri::InputMode;
 use std::path::PathBuf;
 
 /// The in-process seen-sets.
@@ -288,7 +289,7 @@ fn machine_memory() -> Option<u64> {
 /// ```
 /// use linksieve_iri::InputMode;
 /// use linksieve_pipeline::seen::KeyIdentity;
-/// let id = KeyIdentity::of(&linksieve_iri::NormalizeOptions::default(), InputMode::Leiri);
+/// let id = KeyIdentity::of(&Default::default(), InputMode::Leiri);
 /// assert_eq!((id.hash, id.rung.as_str(), id.form.as_str()), ("xxh3-128", "scheme", "uri"));
 /// assert!(id.to_json().contains("\"hash\":\"xxh3-128\""));
 /// ```
@@ -307,7 +308,7 @@ pub struct KeyIdentity {
     /// The profile, its options and the version it reproduces ([`Profile::identity`]), when
     /// the keys are a profile's.
     ///
-    /// [`Profile::identity`]: linksieve_iri::Profile::identity
+    /// [`Profile::identity`]: linksieve_profiles::Profile::identity
     pub profile: Option<String>,
     /// `--nfc`: links of legacy-encoded text brought to NFC before keying.
     pub nfc: bool,
@@ -316,21 +317,22 @@ pub struct KeyIdentity {
 }
 
 impl KeyIdentity {
-    /// The identity of the keys `opts` make.
+    /// The identity of the keys `keying` makes of links read in `input` mode.
     ///
     /// ```
-    /// use linksieve_iri::{InputMode, Rung, NormalizeOptions};
-    /// let o = NormalizeOptions { rung: Rung::Syntax, ..Default::default() };
-    /// assert_eq!(linksieve_pipeline::seen::KeyIdentity::of(&o, InputMode::Web).rung, "syntax");
+    /// use linksieve_iri::{InputMode, Rung};
+    /// let k = linksieve_pipeline::Keying::default().at(Rung::Syntax);
+    /// assert_eq!(linksieve_pipeline::seen::KeyIdentity::of(&k, InputMode::Web).rung, "syntax");
     /// ```
-    pub fn of(opts: &NormalizeOptions, input: InputMode) -> KeyIdentity {
+    pub fn of(keying: &Keying, input: InputMode) -> KeyIdentity {
+        let opts = &keying.ladder;
         KeyIdentity {
             hash: "xxh3-128",
             hash_version: FINGERPRINT_VERSION,
             rung: opts.rung.name().to_owned(),
             form: opts.form.name().to_owned(),
             ruleset_version: opts.rules.as_ref().map_or(0, |r| r.version),
-            profile: opts.profile.as_ref().map(|p| p.identity()),
+            profile: keying.profile.as_ref().map(|p| p.identity()),
             nfc: opts.nfc,
             input: match input {
                 InputMode::Strict => "strict",
@@ -345,12 +347,12 @@ impl KeyIdentity {
     /// or `profile <identity>` for a profile's keys; the form; the rule set's version).
     ///
     /// ```
-    /// use linksieve_iri::{InputMode, NormalizeOptions};
-    /// use linksieve_pipeline::seen::KeyIdentity;
+    /// use linksieve_iri::InputMode;
+    /// use linksieve_pipeline::{Keying, seen::KeyIdentity};
     /// let id = KeyIdentity::of(&Default::default(), InputMode::Leiri);
     /// assert_eq!(id.store().text(), id.to_json());
     /// assert_eq!(id.store().legacy(), Some(("scheme", "uri", 0)));
-    /// let o = NormalizeOptions { profile: Some("w3lib".parse().unwrap()), ..Default::default() };
+    /// let o = Keying { profile: Some("w3lib".parse().unwrap()), ..Default::default() };
     /// let store = KeyIdentity::of(&o, InputMode::Leiri).store();
     /// let (rung, ..) = store.legacy().unwrap();
     /// assert!(rung.starts_with("profile w3lib@w3lib 2.5.0"));

@@ -8,7 +8,7 @@ use linksieve_dedup::{
     StoreIdentity,
 };
 use linksieve_iri::{KeyForm, NormalizeOptions, Rung, normalize_str};
-use linksieve_pipeline::{InputSpec, OutputFormat, RunOptions, RunStats, run};
+use linksieve_pipeline::{InputSpec, Keying, OutputFormat, RunOptions, RunStats, run};
 use linksieve_scan::scan_bytes;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -75,7 +75,7 @@ fn reference(files: &[PathBuf], opts: &RunOptions) -> (String, u64) {
         let r = scan_bytes(&bytes, &opts.scan);
         for h in r.hits {
             links += 1;
-            let mut n = opts.normalize.clone();
+            let mut n = opts.keying.ladder.clone();
             n.nfc |= h.from_legacy;
             if let Ok(k) = normalize_str(&h.text, opts.input, &n)
                 && seen.insert(k.clone())
@@ -152,7 +152,7 @@ fn lines_and_offsets_are_those_of_the_whole_input_for_every_chunking() {
     for f in &files {
         let bytes = std::fs::read(f).expect("read corpus");
         for h in scan_bytes(&bytes, &base.scan).hits {
-            let mut n = base.normalize.clone();
+            let mut n = base.keying.ladder.clone();
             n.nfc |= h.from_legacy;
             match normalize_str(&h.text, base.input, &n) {
                 Ok(k) if seen.insert(k.clone()) => want.push((k, h.start, h.line)),
@@ -230,9 +230,12 @@ fn counts_and_rungs_are_the_same_for_every_chunking() {
     let files = inputs();
     let base = RunOptions {
         counts: true,
-        normalize: NormalizeOptions {
-            rung: Rung::Protocol,
-            ..Default::default()
+        keying: Keying {
+            ladder: NormalizeOptions {
+                rung: Rung::Protocol,
+                ..Default::default()
+            },
+            profile: None,
         },
         ..RunOptions::default()
     };
@@ -241,7 +244,7 @@ fn counts_and_rungs_are_the_same_for_every_chunking() {
     for f in &files {
         let bytes = std::fs::read(f).expect("read corpus");
         for h in scan_bytes(&bytes, &base.scan).hits {
-            let mut n = base.normalize.clone();
+            let mut n = base.keying.ladder.clone();
             n.nfc |= h.from_legacy;
             if let Ok(k) = normalize_str(&h.text, base.input, &n) {
                 let c = counts.entry(k.clone()).or_default();
@@ -603,10 +606,13 @@ fn duplicates_are_counted_at_the_rung_that_caught_them() {
     .expect("write");
     for form in [KeyForm::Uri, KeyForm::Iri, KeyForm::Surt] {
         let opts = RunOptions {
-            normalize: NormalizeOptions {
-                rung: Rung::Protocol,
-                form,
-                ..Default::default()
+            keying: Keying {
+                ladder: NormalizeOptions {
+                    rung: Rung::Protocol,
+                    form,
+                    ..Default::default()
+                },
+                profile: None,
             },
             ..RunOptions::default()
         };

@@ -5,7 +5,7 @@
 
 use crate::errors::normalize_error;
 use crate::options::KeyOptions;
-use linksieve_iri::{NormalizeError, normalize_str_into};
+use linksieve_pipeline::KeyError;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
@@ -22,7 +22,7 @@ enum Item {
     /// The key, as a range of its worker's buffer.
     Key(Range<usize>),
     /// No key (boxed: errors are rare, and a small item keeps the batch's table small).
-    Error(Box<NormalizeError>),
+    Error(Box<KeyError>),
     /// An Arrow value that is not UTF-8 (Arrow promises it is; checked, never trusted).
     NotUtf8,
 }
@@ -67,7 +67,7 @@ fn key_all(texts: &[Text<'_>], ko: &KeyOptions, threads: usize) -> Vec<Part> {
                 Text::NotUtf8(_) => Item::NotUtf8,
                 Text::Str(s) => {
                     let start = part.keys.len();
-                    match normalize_str_into(s, ko.input, &ko.opts, &mut part.keys) {
+                    match ko.keying.key_into(s, ko.input, &mut part.keys) {
                         Ok(()) => Item::Key(start..part.keys.len()),
                         Err(e) => Item::Error(Box::new(e)),
                     }

@@ -1,7 +1,8 @@
 //! `linksieve.NormalizeError`: why an input has no key, as a `ValueError` that carries the
 //! input, the rung, the rule that failed and the byte offset.
 
-use linksieve_iri::{InputError, NormalizeError as Error};
+use linksieve_iri::{InputError, NormalizeError as LadderError};
+use linksieve_pipeline::KeyError as Error;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -26,12 +27,12 @@ scheme ihost 8\n"
 /// The rule that failed, by name.
 fn rule(e: &Error) -> &'static str {
     match e {
-        Error::Input {
+        Error::Ladder(LadderError::Input {
             source: InputError::Parse(p),
             ..
-        } => p.component.rule(),
-        Error::Input { .. } => "url-standard",
-        Error::Relative { .. } => "relative-ref",
+        }) => p.component.rule(),
+        Error::Ladder(LadderError::Input { .. }) => "url-standard",
+        Error::Ladder(LadderError::Relative { .. }) => "relative-ref",
         Error::Profile { source, .. } => source.reason,
     }
 }

@@ -11,7 +11,7 @@ mod options;
 mod seen;
 
 use linksieve_dedup::Fingerprint;
-use linksieve_iri::{Rung, compare_str, normalize_str_into};
+use linksieve_iri::Rung;
 use linksieve_pipeline::seen::KeyIdentity;
 use options::key_options;
 use pyo3::prelude::*;
@@ -64,7 +64,7 @@ fn key_one<'py>(
     let py = url.py();
     KEY.with_borrow_mut(|key| {
         key.clear();
-        match normalize_str_into(text, ko.input, &ko.opts, key) {
+        match ko.keying.key_into(text, ko.input, key) {
             // an unchanged input is returned as itself: no new string
             Ok(()) if key == text => Ok(url.clone().into_any()),
             Ok(()) => Ok(PyString::new(py, key).into_any()),
@@ -241,15 +241,15 @@ fn compare(
     nfc: bool,
 ) -> PyResult<Option<&'static str>> {
     let ko = key_options(level, "uri", input, profile, nfc)?;
-    let c = compare_str(a, b, ko.input, &ko.opts).map_err(|e| {
+    let c = ko.keying.compare(a, b, ko.input).map_err(|e| {
         // the input the error is about: the first that has no key at the rung
-        let which = match compare_str(a, a, ko.input, &ko.opts) {
+        let which = match ko.keying.compare(a, a, ko.input) {
             Err(_) => a,
             Ok(_) => b,
         };
         errors::normalize_error(py, which, &e)
     })?;
-    Ok(match (c.equivalent_at, &c.profile) {
+    Ok(match (c.ladder.equivalent_at, &c.profile) {
         (Some(r), _) => Some(r.name()),
         (None, Some(p)) if p.equal() => Some("profile"),
         _ => None,
@@ -288,7 +288,7 @@ fn identity<'py>(
     profile: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let id = KeyIdentity::of(
-        &key_options(level, form, "strict", profile, false)?.opts,
+        &key_options(level, form, "strict", profile, false)?.keying,
         linksieve_iri::InputMode::Leiri,
     );
     let d = PyDict::new(py);

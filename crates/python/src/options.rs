@@ -1,18 +1,20 @@
 //! The keyword options every call shares (`level`, `form`, `input`, `profile`, `nfc`), read
-//! into the library's [`NormalizeOptions`] and [`InputMode`]. A bad value is a plain
+//! into the library's [`Keying`] and [`InputMode`]. A bad value is a plain
 //! `ValueError` (the caller's mistake), not a `NormalizeError` (the input's).
 
-use linksieve_iri::{InputMode, KeyForm, NormalizeOptions, Profile, Rung};
+use linksieve_iri::{InputMode, KeyForm, NormalizeOptions, Rung};
+use linksieve_pipeline::Keying;
+use linksieve_profiles::Profile;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-/// How keys are made: the input mode and the ladder options.
+/// How keys are made: the input mode and the keying choice.
 #[derive(Clone, Debug)]
 pub(crate) struct KeyOptions {
     /// The input mode (3987bis 6): strict, LEIRI or web.
     pub input: InputMode,
-    /// The rung, form, NFC and profile.
-    pub opts: NormalizeOptions,
+    /// The rung, form and NFC, or the profile.
+    pub keying: Keying,
 }
 
 /// The input mode by name.
@@ -69,12 +71,14 @@ pub(crate) fn key_options(
     }
     Ok(KeyOptions {
         input: input_mode(input)?,
-        opts: NormalizeOptions {
-            rung,
-            form,
-            nfc,
+        keying: Keying {
+            ladder: NormalizeOptions {
+                rung,
+                form,
+                nfc,
+                ..NormalizeOptions::default()
+            },
             profile,
-            ..NormalizeOptions::default()
         },
     })
 }

@@ -266,7 +266,7 @@ impl PySeenSet {
                     Some(ns) => StoreIdentity::new(format!("{{\"namespace\":{ns:?}}}"))
                         .with_legacy(&format!("namespace {ns}"), "namespace", 0),
                     None => KeyIdentity::of(
-                        &key_options(level, form, "strict", profile, false)?.opts,
+                        &key_options(level, form, "strict", profile, false)?.keying,
                         linksieve_iri::InputMode::Leiri,
                     )
                     .store(),

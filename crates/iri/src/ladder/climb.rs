@@ -8,7 +8,6 @@ use super::{
 };
 use crate::input::InputMode;
 use crate::parse::IriRef;
-use crate::profile::Profile;
 
 /// The climb itself. Calls `step` with the `uri` key of each rung from `string` up to
 /// `opts.rung`, in that order, and returns the key of the top rung. Each rung is computed from
@@ -109,8 +108,6 @@ pub struct Climb {
     /// The form of the top key, and the top key in that form when it is not `uri`.
     form: KeyForm,
     formed: String,
-    /// The top key is a profile's ([`NormalizeOptions::profile`]), in `formed`.
-    profiled: bool,
 }
 
 impl Climb {
@@ -170,7 +167,6 @@ impl Climb {
     pub fn top(&self) -> &str {
         match (self.form, self.filled) {
             (_, 0) => "",
-            _ if self.profiled => &self.formed,
             (KeyForm::Uri, n) => self.key_at(n - 1),
             _ => &self.formed,
         }
@@ -188,25 +184,6 @@ impl Climb {
         self.filled = 0;
         self.form = form;
         self.formed.clear();
-        self.profiled = false;
-    }
-
-    /// A profile's climb: the text as given at the `string` rung, the profile's key on top.
-    fn profile(
-        &mut self,
-        text: &str,
-        p: &Profile,
-        opts: &NormalizeOptions,
-    ) -> Result<(), NormalizeError> {
-        self.reset(opts.form);
-        self.profiled = true;
-        p.canonicalize_into(text, &mut self.formed)
-            .map_err(|source| NormalizeError::Profile {
-                rung: opts.rung,
-                source,
-            })?;
-        self.push(text);
-        Ok(())
     }
 
     /// Records the key of the next rung.
@@ -223,9 +200,7 @@ impl Climb {
 }
 
 /// Climbs the ladder with `iri` up to `opts.rung` and writes every rung's key into `out`
-/// (whose earlier content is dropped). On an error `out` holds no key. With a profile
-/// ([`NormalizeOptions::profile`]), `out` holds the text at the `string` rung and the
-/// profile's key as [`Climb::top`].
+/// (whose earlier content is dropped). On an error `out` holds no key.
 ///
 /// ```
 /// use linksieve_iri::{climb, Climb, IriRef, Rung, NormalizeOptions};
@@ -242,9 +217,6 @@ pub fn climb<S: AsRef<str>>(
     opts: &NormalizeOptions,
     out: &mut Climb,
 ) -> Result<(), NormalizeError> {
-    if let Some(p) = &opts.profile {
-        return out.profile(iri.as_ref().as_str(), p, opts);
-    }
     out.reset(opts.form);
     let k = climb_with(iri.as_ref(), opts, |_, key| out.push(key.as_str())).inspect_err(|_| {
         out.filled = 0;
@@ -279,9 +251,7 @@ pub fn fixed_point<'a>(
     fast_text_key(input, mode, opts)
 }
 
-/// Reads `input` in `mode` (3987bis 6) and climbs with it, as [`climb`] does. With a
-/// profile, the climb holds the input as given at the `string` rung and the profile's key on
-/// top (the profile reads the input itself). The `string`
+/// Reads `input` in `mode` (3987bis 6) and climbs with it, as [`climb`] does. The `string`
 /// key is the reference as read (in LEIRI mode with the characters an IRI lacks encoded; in
 /// web mode the WHATWG serialization). Where most inputs are already normal, try
 /// [`fixed_point`] first: it answers for those in one pass without parsing (the pipeline's
@@ -300,9 +270,6 @@ pub fn climb_str(
     opts: &NormalizeOptions,
     out: &mut Climb,
 ) -> Result<(), NormalizeError> {
-    if let Some(p) = &opts.profile {
-        return out.profile(input, p, opts);
-    }
     with_parsed(input, mode, opts.rung, |iri| climb(&iri, opts, out)).inspect_err(|_| {
         out.filled = 0;
     })

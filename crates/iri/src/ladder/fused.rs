@@ -32,7 +32,6 @@ pub(super) fn key_into(
     let protocol = opts.rung == Rung::Protocol;
     if mode == InputMode::Web
         || opts.form != KeyForm::Uri
-        || opts.profile.is_some()
         || opts.rung == Rung::String
         || (protocol && has_rules(opts))
     {

@@ -48,6 +48,7 @@ mod worker;
 
 use crate::delivery::Output;
 use crate::keyer::{Keyer, LinkBuffers, found_link};
+use crate::keying::{KeyError, Keying};
 use crate::ordered::Ordered;
 use crate::outlinks::{DocumentItem, DocumentOptions, Unresolved, read_document};
 use crate::printer::{KeyRow, LinkFrom, OutputFormat, Printer, RejectedRow};
@@ -62,7 +63,7 @@ use linksieve_dedup::Fingerprint;
 use linksieve_dedup::{CommitPolicy, DedupError, SeenSet};
 use linksieve_inputs::{Compression, InputSpec, decompress, open_file};
 use linksieve_inputs::{WarcError, WarcHeader, WarcRecords};
-use linksieve_iri::{Climb, InputMode, NormalizeError, NormalizeOptions, Rung, WebUrl, web_to_iri};
+use linksieve_iri::{Climb, InputMode, NormalizeError, Rung, WebUrl, web_to_iri};
 use linksieve_scan::{EncodingChoice, Hit, HitRef, LinkKind, ScanOptions, Scanner};
 use ranges::*;
 pub(crate) use reader::fill;
@@ -94,8 +95,8 @@ pub struct RunOptions {
     /// How found links are read (3987bis 6); LEIRI by default, since links in running text often
     /// hold characters that only LEIRIs allow (`|`, `{`, `^`).
     pub input: InputMode,
-    /// The rung, the key form and the protocol rules.
-    pub normalize: NormalizeOptions,
+    /// How links are keyed: the rung, the key form and the protocol rules, or a profile.
+    pub keying: Keying,
     /// Read files as HTML (`--html`): their URL-valued attributes resolved against the base
     /// ([`crate::read_document`]), character references in links of the text undone. WARC
     /// responses with an HTML media type are read so without it.
@@ -222,7 +223,7 @@ impl Default for RunOptions {
             in_flight: 0,
             scan: ScanOptions::default(),
             input: InputMode::Leiri,
-            normalize: NormalizeOptions::default(),
+            keying: Keying::default(),
             html: false,
             base: None,
             all_schemes: false,

@@ -53,7 +53,7 @@ impl<'a> Sink<'a> {
         // which costs ~30 ms at this size, a fixed start-up cost of every run.
         let rungs = LOWER_RUNGS
             .iter()
-            .filter(|&&r| r < opts.normalize.rung)
+            .filter(|&&r| r < opts.keying.ladder.rung)
             .count();
         let lower = linksieve_dedup::StagedBits::new(
             rungs * LOWER_RUNG_SMALL_KEYS,
@@ -253,7 +253,7 @@ impl<'a> Sink<'a> {
     }
 
     pub(super) fn account(&mut self, c: &ChunkOut, item: &Item, new: bool) {
-        let chosen = self.opts.normalize.rung;
+        let chosen = self.opts.keying.ladder.rung;
         let mut caught = None;
         for (i, rung) in LOWER_RUNGS.into_iter().enumerate() {
             if rung >= chosen {

@@ -249,7 +249,7 @@ fn wrapped_links_across_line_feeds_are_found_whole_for_every_chunking() {
     let mut seen = HashSet::new();
     let mut want = String::new();
     for h in &hits {
-        if let Ok(k) = linksieve_iri::normalize_str(&h.text, base.input, &base.normalize)
+        if let Ok(k) = linksieve_iri::normalize_str(&h.text, base.input, &base.keying.ladder)
             && seen.insert(k.clone())
         {
             want.push_str(&k);

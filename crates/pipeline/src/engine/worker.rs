@@ -8,7 +8,7 @@ pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> Chu
     let spare = spares.try_recv().unwrap_or_default();
     let mut w = Worker {
         opts,
-        keyer: Keyer::new(opts.input, &opts.normalize),
+        keyer: Keyer::new(opts.input, &opts.keying),
         out: ChunkOut {
             text: spare.text,
             items: spare.items,
@@ -376,7 +376,7 @@ impl Worker<'_> {
         }
         let chosen = self.keyer.options().rung;
         let start = self.out.text.len();
-        if self.keyer.options().profile.is_some() {
+        if self.keyer.profile().is_some() {
             // A profile sits above the ladder: its key comes from the text alone, and a
             // duplicate is caught either as the same text or by the profile (counted at the
             // chosen rung).
@@ -409,7 +409,7 @@ impl Worker<'_> {
         // `reached`).
         let climb = &mut self.climb;
         if let Err(e) = self.keyer.climb(text, legacy, climb) {
-            self.reject(&e, original, offset, line);
+            self.reject(&e.into(), original, offset, line);
             return;
         }
         self.out.text.push_str(climb.top());
@@ -446,7 +446,7 @@ impl Worker<'_> {
     }
 
     /// Records a link that has no key.
-    fn reject(&mut self, e: &NormalizeError, original: &str, offset: u64, line: u64) {
+    fn reject(&mut self, e: &KeyError, original: &str, offset: u64, line: u64) {
         self.out.rejected.push(Rejected {
             reason: reason(e),
             error: e.to_string(),
@@ -515,13 +515,13 @@ pub(super) struct Found<'a> {
 
 /// A reason for the summary: the error without its positions and characters, so that reasons
 /// group.
-pub(super) fn reason(e: &NormalizeError) -> String {
+pub(super) fn reason(e: &KeyError) -> String {
     use linksieve_iri::{InputError, ParseErrorKind};
     match e {
-        NormalizeError::Input {
+        KeyError::Ladder(NormalizeError::Input {
             source: InputError::Parse(p),
             ..
-        } => match p.kind {
+        }) => match p.kind {
             ParseErrorKind::InvalidChar(_) => format!("invalid character in {}", p.component),
             ParseErrorKind::InvalidPercentEncoding => {
                 format!("'%' not followed by two hex digits in {}", p.component)
@@ -531,9 +531,11 @@ pub(super) fn reason(e: &NormalizeError) -> String {
                 "colon in the first segment of a relative path".to_owned()
             }
         },
-        NormalizeError::Input { source, .. } => source.to_string(),
-        NormalizeError::Relative { .. } => "relative reference (no scheme)".to_owned(),
-        NormalizeError::Profile { source, .. } => {
+        KeyError::Ladder(NormalizeError::Input { source, .. }) => source.to_string(),
+        KeyError::Ladder(NormalizeError::Relative { .. }) => {
+            "relative reference (no scheme)".to_owned()
+        }
+        KeyError::Profile { source, .. } => {
             format!("{} profile: {}", source.profile, source.reason)
         }
     }

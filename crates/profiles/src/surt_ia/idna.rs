@@ -1,9 +1,9 @@
 //! The `surt-ia` profile's IDNA front: `surt`'s `GoogleURLCanonicalizer` calls Python's
 //! `encodings.idna` codec as `host.decode('utf-8', 'ignore').encode('idna')`. The codec itself
 //! (RFC 3490 ToASCII, RFC 3491 Nameprep, RFC 3492 Punycode) is the shared
-//! [`crate::profile::idna2003`].
+//! [`crate::idna2003`].
 
-use crate::profile::idna2003;
+use crate::idna2003;
 
 /// `host.decode('utf-8', 'ignore')`: the valid UTF-8 of `host`, every invalid sequence dropped.
 pub(super) fn decode_ignore(host: &[u8]) -> String {

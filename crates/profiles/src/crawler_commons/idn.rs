@@ -4,12 +4,12 @@
 //! Java's front is here (its label splitting, the empty-label and ACE-prefix rules, the
 //! UTF-16 length of a label, ToUnicode's round trip); Nameprep (RFC 3491, with the Unicode 3.2
 //! tables that the JDK also ships) and Punycode (RFC 3492) are the shared
-//! [`crate::profile::idna2003`]. See `docs/profiles/crawler-commons.md`.
+//! [`crate::idna2003`]. See `docs/profiles/crawler-commons.md`.
 
 use std::borrow::Cow;
 
 use super::super::Reject;
-use crate::profile::idna2003::{self, NameprepError, is_dot as is_separator};
+use crate::idna2003::{self, NameprepError, is_dot as is_separator};
 
 /// RFC 3490 section 5: the ACE prefix, compared ignoring ASCII case.
 fn has_ace_prefix(label: &str) -> bool {

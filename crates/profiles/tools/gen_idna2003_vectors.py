@@ -1,8 +1,8 @@
 """Writes testdata/normalize/python-idna2003.tsv: non-ASCII hosts and what CPython 3.11's
 `encodings.idna` codec (`host.encode("idna")`: RFC 3490 ToASCII, RFC 3491 Nameprep, RFC 3492
-Punycode) makes of them, for the shared IDNA 2003 module's test (`profile/idna2003.rs`).
+Punycode) makes of them, for the shared IDNA 2003 module's test (`idna2003.rs`).
 Run once with CPython 3.11 (the codec is in the standard library; no package needed):
-    python3 crates/iri/tools/gen_idna2003_vectors.py > testdata/normalize/python-idna2003.tsv
+    python3 crates/profiles/tools/gen_idna2003_vectors.py > testdata/normalize/python-idna2003.tsv
 """
 import random
 import sys
@@ -58,7 +58,7 @@ while len(out) < 400:
         continue
     seen.add(h)
     out.append(h)
-print(f"# CPython {sys.version.split()[0]} `host.encode('idna')` of non-ASCII hosts (crates/iri/tools/"
+print(f"# CPython {sys.version.split()[0]} `host.encode('idna')` of non-ASCII hosts (crates/profiles/tools/"
       "gen_idna2003_vectors.py); host TAB result, `!` where Python raises UnicodeError.")
 for h in out:
     try:

@@ -7,11 +7,11 @@
 //! IDNA 2008 checks of `encode` are idna 3.20's PVALID and CONTEXTO rules (tables generated
 //! from it, `tables.rs`) plus the `idna` crate's UTS 46 ToASCII of each label (STD3 rules,
 //! hyphens, joiners, bidi, DNS lengths); the IDNA 2003 fallback (RFC 3490 ToASCII with RFC 3491
-//! Nameprep, CPython's Unicode 3.2 tables) is the shared [`crate::profile::idna2003`]. The
+//! Nameprep, CPython's Unicode 3.2 tables) is the shared [`crate::idna2003`]. The
 //! differences this leaves are in `docs/profiles/urlcanon.md`.
 
 use super::tables;
-use crate::profile::idna2003;
+use crate::idna2003;
 use icu_normalizer::uts46::Uts46MapperBorrowed;
 use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
 

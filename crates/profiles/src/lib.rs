@@ -21,7 +21,7 @@
 //! | `gsb` | Google Safe Browsing URL canonicalization |
 //!
 //! ```
-//! use linksieve_iri::Profile;
+//! use linksieve_profiles::Profile;
 //! let p: Profile = "w3lib".parse().unwrap();
 //! assert_eq!(p.canonicalize("http://Example.com/a?b=2&a=1#top").unwrap(), "http://example.com/a?a=1&b=2");
 //! ```
@@ -42,7 +42,7 @@ pub use crawler_commons::{IdnNormalization, QueryParamNames};
 /// Which canonicalizer a [`Profile`] reproduces.
 ///
 /// ```
-/// use linksieve_iri::ProfileKind;
+/// use linksieve_profiles::ProfileKind;
 /// assert_eq!("surt-ia".parse::<ProfileKind>().unwrap(), ProfileKind::SurtIa);
 /// assert_eq!(ProfileKind::SurtIa.name(), "surt-ia");
 /// ```
@@ -66,7 +66,7 @@ impl ProfileKind {
     /// Every profile, in the order of the table above.
     ///
     /// ```
-    /// assert_eq!(linksieve_iri::ProfileKind::ALL.len(), 6);
+    /// assert_eq!(linksieve_profiles::ProfileKind::ALL.len(), 6);
     /// ```
     pub const ALL: [ProfileKind; 6] = [
         ProfileKind::W3lib,
@@ -80,7 +80,7 @@ impl ProfileKind {
     /// The profile's name, as `--profile` takes it.
     ///
     /// ```
-    /// assert_eq!(linksieve_iri::ProfileKind::Gsb.name(), "gsb");
+    /// assert_eq!(linksieve_profiles::ProfileKind::Gsb.name(), "gsb");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -97,7 +97,7 @@ impl ProfileKind {
     /// reproduction (`+N`), which changes whenever a key it makes changes.
     ///
     /// ```
-    /// assert!(linksieve_iri::ProfileKind::W3lib.version().starts_with("w3lib 2.5.0"));
+    /// assert!(linksieve_profiles::ProfileKind::W3lib.version().starts_with("w3lib 2.5.0"));
     /// ```
     pub fn version(self) -> &'static str {
         match self {
@@ -131,7 +131,7 @@ impl FromStr for ProfileKind {
 /// ([`Profile::parse`]). The defaults are the libraries' own defaults.
 ///
 /// ```
-/// let o = linksieve_iri::ProfileOptions::default();
+/// let o = linksieve_profiles::ProfileOptions::default();
 /// assert!(!o.keep_fragments && o.keep_blank_values && o.host_massage);
 /// assert!(o.remove_params.is_empty());
 /// ```
@@ -200,7 +200,7 @@ const PROFILE_OPTIONS: [(ProfileKind, &[&str]); 3] = [
 /// `surt-ia:host_massage=false`, `crawler-commons:remove_params=sid|jsessionid`).
 ///
 /// ```
-/// use linksieve_iri::{Profile, ProfileKind};
+/// use linksieve_profiles::{Profile, ProfileKind};
 /// let p = Profile::parse("w3lib:keep_fragments=true").unwrap();
 /// assert_eq!(p.kind, ProfileKind::W3lib);
 /// assert!(p.options.keep_fragments);
@@ -219,7 +219,7 @@ impl Profile {
     /// A profile with its library's defaults.
     ///
     /// ```
-    /// use linksieve_iri::{Profile, ProfileKind};
+    /// use linksieve_profiles::{Profile, ProfileKind};
     /// assert_eq!(Profile::new(ProfileKind::Gsb).to_string(), "gsb");
     /// ```
     pub fn new(kind: ProfileKind) -> Profile {
@@ -234,7 +234,7 @@ impl Profile {
     /// or `none`; `remove_params` is names joined by `|` ([`QueryParamNames::parse`]).
     ///
     /// ```
-    /// use linksieve_iri::Profile;
+    /// use linksieve_profiles::Profile;
     /// let p = Profile::parse("w3lib:encoding=latin1,keep_blank_values=false").unwrap();
     /// assert_eq!(p.options.encoding, encoding_rs::WINDOWS_1252);
     /// assert!(Profile::parse("w3lib:keep_fragments=yes").is_err());
@@ -295,7 +295,7 @@ impl Profile {
     /// name and options ([`Profile`]'s `Display`) and the version.
     ///
     /// ```
-    /// use linksieve_iri::Profile;
+    /// use linksieve_profiles::Profile;
     /// let id = Profile::parse("surt-ia:host_massage=false").unwrap().identity();
     /// assert!(id.starts_with("surt-ia:host_massage=false@surt "));
     /// ```
@@ -307,7 +307,7 @@ impl Profile {
     /// that is already its own key allocates nothing but `out`'s growth.
     ///
     /// ```
-    /// use linksieve_iri::Profile;
+    /// use linksieve_profiles::Profile;
     /// let mut out = String::new();
     /// Profile::parse("w3lib").unwrap().canonicalize_into("http://a.example", &mut out).unwrap();
     /// assert_eq!(out, "http://a.example/");
@@ -330,7 +330,7 @@ impl Profile {
     /// and a URL in a log or a WARC header may hold raw bytes of a legacy encoding.
     ///
     /// ```
-    /// use linksieve_iri::Profile;
+    /// use linksieve_profiles::Profile;
     /// let mut out = String::new();
     /// Profile::parse("urlcanon-semantic").unwrap().canonicalize_bytes_into(b"http://\x01\x80.com/", &mut out).unwrap();
     /// assert_eq!(out, "http://%01%80.com/");
@@ -366,7 +366,7 @@ impl Profile {
     /// The profile's key of `input`.
     ///
     /// ```
-    /// use linksieve_iri::Profile;
+    /// use linksieve_profiles::Profile;
     /// let p = Profile::parse("w3lib:keep_fragments=true").unwrap();
     /// assert_eq!(p.canonicalize("http://a.example/#x").unwrap(), "http://a.example/#x");
     /// ```
@@ -435,7 +435,7 @@ impl FromStr for Profile {
 /// A `--profile` value that names no profile, or an option the profile does not take.
 ///
 /// ```
-/// let e = linksieve_iri::Profile::parse("w3lib:sort=false").unwrap_err();
+/// let e = linksieve_profiles::Profile::parse("w3lib:sort=false").unwrap_err();
 /// assert_eq!(e.to_string(), "profile w3lib has no option `sort` (it takes keep_fragments, keep_blank_values, encoding, query_separator)");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -478,7 +478,7 @@ fn takes(kind: ProfileKind) -> String {
 /// rule names what failed; the offset, when known, is a byte offset into the input.
 ///
 /// ```
-/// use linksieve_iri::Profile;
+/// use linksieve_profiles::Profile;
 /// let e = Profile::parse("w3lib").unwrap().canonicalize("http://[::1/").unwrap_err();
 /// assert_eq!(e.profile.name(), "w3lib");
 /// assert!(e.to_string().starts_with("w3lib profile: "));

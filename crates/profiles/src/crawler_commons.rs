@@ -27,7 +27,7 @@ pub(super) const VERSION: &str = "crawler-commons 1.6+1";
 /// (`BasicURLNormalizer.Builder.idnNormalization`; option `idn`).
 ///
 /// ```
-/// use linksieve_iri::{IdnNormalization, Profile};
+/// use linksieve_profiles::{IdnNormalization, Profile};
 /// assert_eq!(IdnNormalization::default(), IdnNormalization::Punycode);
 /// let p = Profile::parse("crawler-commons:idn=unicode").unwrap();
 /// assert_eq!(p.options.idn, IdnNormalization::Unicode);
@@ -48,7 +48,7 @@ impl IdnNormalization {
     /// The option's value: `punycode`, `unicode` or `none`.
     ///
     /// ```
-    /// assert_eq!(linksieve_iri::IdnNormalization::None.name(), "none");
+    /// assert_eq!(linksieve_profiles::IdnNormalization::None.name(), "none");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -61,7 +61,7 @@ impl IdnNormalization {
     /// Reads an option value written by [`IdnNormalization::name`].
     ///
     /// ```
-    /// use linksieve_iri::IdnNormalization;
+    /// use linksieve_profiles::IdnNormalization;
     /// assert_eq!(IdnNormalization::from_name("unicode"), Some(IdnNormalization::Unicode));
     /// assert_eq!(IdnNormalization::from_name("UNICODE"), None);
     /// ```
@@ -78,7 +78,7 @@ impl IdnNormalization {
 /// at most [`QueryParamNames::CAPACITY`] bytes in all, and no name may hold `,` or `|`.
 ///
 /// ```
-/// use linksieve_iri::{Profile, QueryParamNames};
+/// use linksieve_profiles::{Profile, QueryParamNames};
 /// let names = QueryParamNames::parse("sid|jsessionid").unwrap();
 /// assert_eq!(names.as_str(), "jsessionid|sid");
 /// assert!(names.contains("sid") && !names.contains("SID"));
@@ -98,7 +98,7 @@ impl QueryParamNames {
     /// No names: nothing is dropped (the library's default).
     ///
     /// ```
-    /// assert!(linksieve_iri::QueryParamNames::EMPTY.is_empty());
+    /// assert!(linksieve_profiles::QueryParamNames::EMPTY.is_empty());
     /// ```
     pub const EMPTY: QueryParamNames = QueryParamNames {
         buf: [0; QueryParamNames::CAPACITY],
@@ -109,7 +109,7 @@ impl QueryParamNames {
     /// a `,`.
     ///
     /// ```
-    /// use linksieve_iri::QueryParamNames;
+    /// use linksieve_profiles::QueryParamNames;
     /// assert_eq!(QueryParamNames::parse("b||a|b").unwrap().as_str(), "a|b");
     /// assert!(QueryParamNames::parse(&"x".repeat(200)).is_none());
     /// ```
@@ -130,7 +130,7 @@ impl QueryParamNames {
     /// The names joined by `|`, as [`QueryParamNames::parse`] reads them.
     ///
     /// ```
-    /// assert_eq!(linksieve_iri::QueryParamNames::parse("sid").unwrap().as_str(), "sid");
+    /// assert_eq!(linksieve_profiles::QueryParamNames::parse("sid").unwrap().as_str(), "sid");
     /// ```
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.buf[..usize::from(self.len)]).unwrap_or_default()
@@ -139,7 +139,7 @@ impl QueryParamNames {
     /// Whether there are no names.
     ///
     /// ```
-    /// assert!(!linksieve_iri::QueryParamNames::parse("a").unwrap().is_empty());
+    /// assert!(!linksieve_profiles::QueryParamNames::parse("a").unwrap().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -148,7 +148,7 @@ impl QueryParamNames {
     /// Whether `name` is one of the names (compared exactly, as Java's `Set.contains`).
     ///
     /// ```
-    /// assert!(linksieve_iri::QueryParamNames::parse("a|b").unwrap().contains("b"));
+    /// assert!(linksieve_profiles::QueryParamNames::parse("a|b").unwrap().contains("b"));
     /// ```
     pub fn contains(&self, name: &str) -> bool {
         !name.is_empty() && self.as_str().split('|').any(|n| n == name)

@@ -5,7 +5,7 @@
 
 use super::super::Reject;
 use super::text::Bytes;
-use crate::profile::python_ip;
+use crate::python_ip;
 use std::borrow::Cow;
 
 /// The host after `reparse_host`, `normalize_ip_address`, `fix_host_dots` and

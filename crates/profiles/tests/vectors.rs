@@ -17,7 +17,7 @@
 //! drops the query that its lookups add back, so they are a second check of the rules that
 //! Google's examples leave open, each difference listed, and not the profile's reference.
 
-use linksieve_iri::{Profile, ProfileKind};
+use linksieve_profiles::{Profile, ProfileKind};
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -6,7 +6,7 @@
 //! URL with the scheme upper-cased, the host upper-cased and a default port are equal). No
 //! profile panics on arbitrary bytes (also the `profile` fuzz target).
 
-use linksieve_iri::{Profile, ProfileKind};
+use linksieve_profiles::{Profile, ProfileKind};
 use proptest::prelude::*;
 
 use crate::common;

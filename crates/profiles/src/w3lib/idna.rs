@@ -1,9 +1,9 @@
 //! The host encoding w3lib applies to a non-ASCII host: `_idna` in w3lib 2.5.0 `_url.py` (drop
 //! `@:#?`, NFKC of the host), then Python's `idna` codec (Python 3.11 `encodings/idna.py`: IDNA
 //! 2003, RFC 3490 ToASCII with RFC 3491 Nameprep and RFC 3492 Punycode), which is the shared
-//! [`crate::profile::idna2003`] with CPython's own Unicode 3.2 tables.
+//! [`crate::idna2003`] with CPython's own Unicode 3.2 tables.
 
-use crate::profile::idna2003;
+use crate::idna2003;
 use unicode_normalization::UnicodeNormalization;
 
 /// `_idna(host)` then `.encode("idna")`, appended to `out`; false (and `out` as it was) where

@@ -5,7 +5,7 @@
 
 use super::idna::host_to_ascii;
 use super::{Fail, USERINFO_SAFEST, escape_at, push_pct, value_error};
-use crate::profile::python_ip::{parse_ipv4, parse_ipv6, push_ipv6};
+use crate::python_ip::{parse_ipv4, parse_ipv6, push_ipv6};
 use unicode_normalization::UnicodeNormalization;
 
 /// Appends the rebuilt netloc of `netloc` (the text between `//` and the path) to `out`;
