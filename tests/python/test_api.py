@@ -40,6 +40,22 @@ def test_normalize_many_equals_cli(cli, non_normal, level, input):
             assert linksieve.normalize(u, level=level, input=input) == w
 
 
+def test_defaults_are_those_of_the_cli_normalize(cli, non_normal):
+    """One set of defaults: `normalize` with no option is `linksieve normalize` with none
+    (strict input, the scheme rung, the uri form), on inputs that need rewriting and some
+    that have no key."""
+    urls = non_normal[:3000]
+    want = cli_jsonl(cli, urls)
+    assert any(w is None for w in want) and any(w != u for u, w in zip(urls, want) if w)
+    assert linksieve.normalize_many(urls) == want
+    for u, w in zip(urls[:300], want[:300]):
+        if w is None:
+            with pytest.raises(linksieve.NormalizeError):
+                linksieve.normalize(u)
+        else:
+            assert linksieve.normalize(u) == w
+
+
 @pytest.mark.parametrize("form", ["uri", "iri", "surt"])
 def test_forms_equal_cli(cli, kasztp, form):
     urls = kasztp[:3000]
