@@ -6,7 +6,8 @@
 #   usage: scripts/bench-python.sh [URL-LIST] [RUNS]
 #
 # URL-LIST defaults to testdata/corpora/data/url-list-kasztp.txt (48,009 real URLs). Builds the
-# wheel (release profile) and a venv under target/ from benches/python/requirements.txt.
+# wheel users install (scripts/wheel.sh, release profile) and a venv under target/ from
+# benches/python/requirements.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 urls="${1:-testdata/corpora/data/url-list-kasztp.txt}"
@@ -14,9 +15,7 @@ runs="${2:-5}"
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 venv="$target_dir/python-bench-venv"
 req=benches/python/requirements.txt
-# maturin (the build backend) is found on PATH
-export PATH="$venv/bin:$PATH"
 scripts/venv.sh "$venv" "$req"
-"$venv/bin/pip" install -q --disable-pip-version-check --no-deps --no-build-isolation \
-    --force-reinstall .
+wheel=$(scripts/wheel.sh release "$target_dir/wheels")
+"$venv/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall "$wheel"
 "$venv/bin/python" benches/python/bench.py --urls "$urls" --runs "$runs"

@@ -11,9 +11,9 @@
 #   D  the whole set with --seen S: D == local minus C, C and D disjoint, C + D == local
 #   E  --seen S with another --level: refused (exit 3), nothing written
 #   F  a corrupt .gz among the inputs: the job fails (linksieve's exit status is checked)
-#   G  integrations/spark/linksieve_arrow.py (the Python module through mapInArrow) on a URL
-#      list == `linksieve normalize < LIST | LC_ALL=C sort -u`, and the same count of lines
-#      without a key
+#   G  integrations/spark/linksieve_arrow.py (the Python module through mapInArrow, its wheel
+#      shipped to the executors with --wheel, not installed) on a URL list ==
+#      `linksieve normalize < LIST | LC_ALL=C sort -u`, and the same count of lines without a key
 #
 # Prints the keys/s of the cluster job and of one `linksieve run` process, then stops every
 # process it started, by pid, and checks that no JVM or Python worker of this run is left.
@@ -89,15 +89,15 @@ pip_secs=$(elapsed "$t_pip")
 spark_home="$("$venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
 spark_version="$("$venv/bin/python" -c 'import pyspark; print(pyspark.__version__)')"
 say "pyspark $spark_version ($pip_note, ${pip_secs} s), $(java -version 2>&1 | head -n1)"
-# The Python module for job G: its wheel, built from this checkout (a no-op for cargo when it is
-# up to date, so never a stale module) with the `pytest` profile of the Python tests (the same
-# build; LINKSIEVE_PY_PROFILE=release for the users' one), and pyarrow, into the same venv.
-wheels="${CARGO_TARGET_DIR:-$root/target}/wheels"
-rm -f "$wheels"/linksieve-*.whl
-MATURIN_PEP517_ARGS="--profile ${LINKSIEVE_PY_PROFILE:-pytest}" "$venv/bin/python" -m pip wheel -q --disable-pip-version-check --no-deps -w "$wheels" "$root" >&2 \
-    || die "could not build the linksieve wheel (pip wheel .)"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
-    "$wheels"/linksieve-*.whl >&2
+# The Python module for job G: its wheel as users install it (scripts/wheel.sh: abi3,
+# manylinux2014), built from this checkout (a no-op for cargo when it is up to date, so never a
+# stale module) with the `pytest` profile of the Python tests (the same build;
+# LINKSIEVE_PY_PROFILE=release for the users' one). It is not installed: job G ships it to the
+# executors (--wheel), so the venv must not have it.
+wheel=$(scripts/wheel.sh "${LINKSIEVE_PY_PROFILE:-pytest}" "${CARGO_TARGET_DIR:-$root/target}/wheels") \
+    || die "could not build the linksieve wheel (scripts/wheel.sh)"
+"$venv/bin/python" -m pip uninstall -q -y --disable-pip-version-check linksieve >&2 2>/dev/null || true
+! "$venv/bin/python" -c 'import linksieve' 2>/dev/null || die "the Spark venv still imports linksieve"
 # (PySpark's mapInArrow also checks for pandas, though the job makes no DataFrame of it)
 "$venv/bin/python" -m pip install -q --disable-pip-version-check "pyarrow==26.0.1" \
     "pandas==2.3.3" >&2
@@ -374,10 +374,10 @@ submit_conf=()
 grep -q 'linksieve exited with status' "$tmp/F.log" || { tail -n 20 "$tmp/F.log" >&2; die "F: no linksieve status in the error"; }
 say "F: ok: exit status $rc, task error: $(grep -o 'linksieve exited with status [0-9]*' "$tmp/F.log" | head -n1)"
 
-say "G: linksieve_arrow.py (the Python module through mapInArrow) on a URL list"
+say "G: linksieve_arrow.py (the Python module through mapInArrow, its wheel shipped with the job) on a URL list"
 list="$data/url-list-kasztp-non-normal.txt"
 job="$root/integrations/spark/linksieve_arrow.py" submit "$tmp/G.log" --input "$list" \
-    --out "$tmp/out/G" --partitions 3 --level protocol \
+    --out "$tmp/out/G" --partitions 3 --level protocol --wheel "$wheel" \
     || { tail -n 40 "$tmp/G.log" >&2; die "job G failed"; }
 summary_g="$(grep '^linksieve_arrow:' "$tmp/G.log" | tail -n1)"
 cat_out "$tmp/out/G" > "$tmp/G.keys"

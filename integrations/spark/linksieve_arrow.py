@@ -2,14 +2,15 @@
 ``mapInArrow`` hands each task its rows as pyarrow record batches and ``normalize_many`` keys a
 batch's column in Rust, on the executor's cores, without a Python object per URL.
 
-Where the module is installed on the executors (``pip install .`` from this repository, or the
-wheel, into the Python that ``PYSPARK_PYTHON`` names), this replaces the subprocess of
+Where the module is installed on the executors (its wheel, ``scripts/wheel.sh``, into the Python
+that ``PYSPARK_PYTHON`` names), or shipped with the job (``--wheel``: Spark copies the wheel to
+each executor, which extracts it once and imports the module from it), this replaces the subprocess of
 ``linksieve_spark.py`` for URL columns (tables, logs already split into fields); the
 ``linksieve`` binary remains the tool for whole files (decoding, WARC, link extraction).
 
     spark-submit linksieve_arrow.py --input FILE[,FILE...] --out DIR \\
         [--level string|syntax|scheme|protocol] [--form uri|iri|surt] [--mode strict|leiri|web] \\
-        [--profile NAME[:OPTS]] [--partitions N]
+        [--profile NAME[:OPTS]] [--partitions N] [--wheel linksieve-*.whl]
 
 Reads the inputs as text, one URL a line (``spark.read.text``), keys each line, drops the lines
 without a key (counted), keeps each key once (``dropDuplicates``) and writes the keys to
@@ -19,8 +20,8 @@ name order is sorted: the output of ``cat FILES | linksieve normalize | LC_ALL=C
 A summary goes to stderr: ``linksieve_arrow: N lines, K keys, R lines without a key``.
 Exit status: 0; 1 when the job failed; 2 on usage errors.
 
-Needs PySpark 4.x, pyarrow, pandas (PySpark's ``mapInArrow`` checks for it) and linksieve on the
-driver and the executors.
+Needs PySpark 4.x, pyarrow and pandas (PySpark's ``mapInArrow`` checks for it) on the driver and
+the executors, and linksieve there too unless ``--wheel`` ships it.
 
 >>> import pyarrow as pa
 >>> batch = pa.RecordBatch.from_pydict({"value": ["HTTP://A.example:80/x", "http://a b/"]})
@@ -31,18 +32,46 @@ driver and the executors.
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
+import tempfile
+import zipfile
 from collections.abc import Iterator
 from typing import Any
 
 EXIT_USAGE = 2
 
 
-def key_batches(batches: Iterator[Any], options: dict[str, Any]) -> Iterator[Any]:
+def use_wheel(path: str, root: str) -> None:
+    """Puts the module of the wheel at ``path`` first on ``sys.path``, extracted under ``root``
+    once (a wheel is a zip, and the extension module in it cannot be imported from the zip).
+    The Python workers of one executor may race: the first to rename its extraction wins."""
+    target = os.path.join(root, os.path.basename(path) + ".d")
+    if not os.path.isdir(target):
+        tmp = tempfile.mkdtemp(prefix=".linksieve-extract-", dir=root)
+        with zipfile.ZipFile(path) as z:
+            z.extractall(tmp)
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if target not in sys.path:
+        sys.path.insert(0, target)
+
+
+def key_batches(
+    batches: Iterator[Any], options: dict[str, Any], wheel: str | None = None
+) -> Iterator[Any]:
     """The mapInArrow function: each batch's ``value`` column with its keys beside it (null
-    where a line has no key). Runs on the executors."""
+    where a line has no key). Runs on the executors; ``wheel``: the file name of a wheel the job
+    shipped (``SparkContext.addFile``), whose module is used."""
     import pyarrow as pa
 
+    if wheel is not None:
+        from pyspark import SparkFiles
+
+        use_wheel(SparkFiles.get(wheel), SparkFiles.getRootDirectory())
     import linksieve
 
     for batch in batches:
@@ -63,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", help="a canonicalizer to reproduce (w3lib, surt-ia, ...)")
     p.add_argument("--partitions", type=int, default=None,
                    help="output partitions, 1 to 100000 (default: Spark's)")
+    p.add_argument("--wheel", help="a linksieve wheel (scripts/wheel.sh) to ship to the "
+                   "executors and use there and here, instead of an installed module")
     return p
 
 
@@ -71,6 +102,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.partitions is not None and not 1 <= args.partitions <= 100_000:
         print("linksieve_arrow: --partitions must be 1 to 100000", file=sys.stderr)
         return EXIT_USAGE
+    scratch = None
+    if args.wheel:
+        if not os.path.isfile(args.wheel):
+            print(f"linksieve_arrow: --wheel {args.wheel}: no such file", file=sys.stderr)
+            return EXIT_USAGE
+        scratch = tempfile.mkdtemp(prefix="linksieve-arrow-")
+        use_wheel(args.wheel, scratch)
+    try:
+        return run(args)
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The job, with its arguments checked."""
     import linksieve
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
@@ -84,10 +131,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"linksieve_arrow: {e}", file=sys.stderr)
         return EXIT_USAGE
     spark = SparkSession.builder.appName("linksieve_arrow").getOrCreate()
+    wheel = None
+    if args.wheel:
+        spark.sparkContext.addFile(os.path.abspath(args.wheel))
+        wheel = os.path.basename(args.wheel)
     try:
         lines = spark.read.text(args.input.split(","))
         keyed = lines.mapInArrow(
-            lambda batches: key_batches(batches, options), "url string, key string"
+            lambda batches: key_batches(batches, options, wheel), "url string, key string"
         ).cache()
         total = keyed.count()
         rejected = keyed.filter(F.col("key").isNull()).count()

@@ -4,9 +4,13 @@ scripts/spark-loopback.sh, job G)."""
 
 import doctest
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
+import pytest
 
 import linksieve
 
@@ -40,3 +44,24 @@ def test_module_doctest():
 
 def test_bad_partitions_is_a_usage_error():
     assert load().main(["--input", "x", "--out", "y", "--partitions", "0"]) == 2
+
+
+def test_use_wheel_imports_the_module_of_the_wheel(tmp_path):
+    """--wheel: the module comes from the extracted wheel, ahead of the installed one."""
+    wheel = os.environ.get("LINKSIEVE_WHEEL")
+    if not wheel:
+        pytest.fail("LINKSIEVE_WHEEL is not set: run scripts/python-tests.sh")
+    code = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('job', {str(PATH)!r})\n"
+        "job = importlib.util.module_from_spec(spec); spec.loader.exec_module(job)\n"
+        f"job.use_wheel({wheel!r}, {str(tmp_path)!r})\n"
+        f"job.use_wheel({wheel!r}, {str(tmp_path)!r})  # once: the second finds it extracted\n"
+        "import linksieve\n"
+        "print(linksieve.__file__)\n"
+        "print(linksieve.normalize('HTTP://A.example:80/x'))\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    where, key = p.stdout.splitlines()
+    assert where.startswith(str(tmp_path)) and key == "http://a.example/x"
+    assert [e.name for e in tmp_path.iterdir()] == [Path(wheel).name + ".d"]
