@@ -235,7 +235,7 @@ fn scan_one<W: Write>(
     linksieve_scan::scan_reader(&mut reader, opts, |h| printer.write_hit(&h, &file)).map_err(|e| {
         match e {
             ReadScanError::Read(e) => anyhow::Error::new(e).context("cannot read"),
-            ReadScanError::Sink(e) => e,
+            ReadScanError::OnHit(e) => e,
         }
     })
 }

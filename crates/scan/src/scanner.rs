@@ -3,7 +3,7 @@
 //! encoding and starts it.
 
 use crate::decode::{self, AUTO_WINDOW};
-use crate::engine::{Engine, Sink};
+use crate::engine::{Engine, OnHit};
 use crate::late::{Late, clean_cut, hold_max};
 use crate::{Encoding, Hit, HitRef, ScanError, ScanOptions};
 use crate::{decides_late, detect_encoding_after_ascii, first_non_ascii};
@@ -77,7 +77,7 @@ pub fn scan_bytes(input: &[u8], opts: &ScanOptions) -> ScanResult {
     }
 }
 
-/// Why [`scan_reader`] stopped early: the reader failed, or the caller's `sink` did (a closed
+/// Why [`scan_reader`] stopped early: the reader failed, or the caller's `on_hit` did (a closed
 /// output, say).
 ///
 /// ```
@@ -89,13 +89,13 @@ pub fn scan_bytes(input: &[u8], opts: &ScanOptions) -> ScanResult {
 pub enum ReadScanError<E> {
     /// Reading the input failed (what was read before is scanned and reported).
     Read(std::io::Error),
-    /// The sink returned this error; the scan stopped there.
-    Sink(E),
+    /// The caller's `on_hit` returned this error; the scan stopped there.
+    OnHit(E),
 }
 
 /// Scans everything `reader` yields (read in blocks of 256 KiB, scanned as a stream: the
-/// result does not depend on the blocks) and calls `sink` with each hit; returns the counters.
-/// Stops at the first error of the reader or of `sink`.
+/// result does not depend on the blocks) and calls `on_hit` with each hit; returns the counters.
+/// Stops at the first error of the reader or of `on_hit`.
 ///
 /// ```
 /// use linksieve_scan::{scan_reader, ScanOptions};
@@ -112,11 +112,11 @@ pub enum ReadScanError<E> {
 pub fn scan_reader<E>(
     reader: &mut dyn std::io::Read,
     opts: &ScanOptions,
-    mut sink: impl FnMut(HitRef<'_>) -> Result<(), E>,
+    mut on_hit: impl FnMut(HitRef<'_>) -> Result<(), E>,
 ) -> Result<ScanStats, ReadScanError<E>> {
     let mut scanner = Scanner::new(opts);
     let mut buf = vec![0u8; 256 << 10];
-    // the first error of the sink: the scan stops after the block it came in
+    // the first error of `on_hit`: the scan stops after the block it came in
     let mut failed = None;
     loop {
         let n = match reader.read(&mut buf) {
@@ -128,20 +128,20 @@ pub fn scan_reader<E>(
         // `feed_with` and `finish_with` fail only after `finish`
         let _ = scanner.feed_with(&buf[..n], |h| {
             if failed.is_none() {
-                failed = sink(h).err();
+                failed = on_hit(h).err();
             }
         });
         if let Some(e) = failed.take() {
-            return Err(ReadScanError::Sink(e));
+            return Err(ReadScanError::OnHit(e));
         }
     }
     let _ = scanner.finish_with(|h| {
         if failed.is_none() {
-            failed = sink(h).err();
+            failed = on_hit(h).err();
         }
     });
     match failed {
-        Some(e) => Err(ReadScanError::Sink(e)),
+        Some(e) => Err(ReadScanError::OnHit(e)),
         None => Ok(*scanner.stats()),
     }
 }
@@ -344,7 +344,7 @@ impl Scanner {
         self.finish_with(|h| out.push(h.to_hit()))
     }
 
-    /// [`feed`](Scanner::feed) without copying: each link is passed to `sink` as a [`HitRef`]
+    /// [`feed`](Scanner::feed) without copying: each link is passed to `on_hit` as a [`HitRef`]
     /// that borrows the scanner's text.
     ///
     /// ```
@@ -357,7 +357,7 @@ impl Scanner {
     pub fn feed_with(
         &mut self,
         chunk: &[u8],
-        mut sink: impl FnMut(HitRef<'_>),
+        mut on_hit: impl FnMut(HitRef<'_>),
     ) -> Result<(), ScanError> {
         if self.finished {
             return Err(ScanError::Finished);
@@ -365,9 +365,9 @@ impl Scanner {
         if let Some(eng) = self.eng.as_mut() {
             eng.stats.bytes_in += chunk.len() as u64;
             if self.late.is_none() {
-                eng.feed(chunk, &mut sink);
+                eng.feed(chunk, &mut on_hit);
             } else {
-                self.late_feed(chunk, false, &mut sink);
+                self.late_feed(chunk, false, &mut on_hit);
             }
         } else {
             self.stats.bytes_in += chunk.len() as u64;
@@ -376,7 +376,7 @@ impl Scanner {
             if self.pending.is_empty()
                 && let Some((enc, bom)) = decode::decide(self.opts.encoding, chunk, false)
             {
-                self.begin(enc, bom, chunk, &mut sink);
+                self.begin(enc, bom, chunk, &mut on_hit);
                 return Ok(());
             }
             self.pending.extend_from_slice(chunk);
@@ -384,7 +384,7 @@ impl Scanner {
                 return Ok(());
             };
             let pending = std::mem::take(&mut self.pending);
-            self.begin(enc, bom, &pending, &mut sink);
+            self.begin(enc, bom, &pending, &mut on_hit);
         }
         Ok(())
     }
@@ -398,7 +398,7 @@ impl Scanner {
     /// s.finish_with(|h| got.push(h.text.to_owned())).unwrap();
     /// assert_eq!(got, ["mailto:a@b.example"]);
     /// ```
-    pub fn finish_with(&mut self, mut sink: impl FnMut(HitRef<'_>)) -> Result<(), ScanError> {
+    pub fn finish_with(&mut self, mut on_hit: impl FnMut(HitRef<'_>)) -> Result<(), ScanError> {
         if self.finished {
             return Err(ScanError::Finished);
         }
@@ -408,13 +408,13 @@ impl Scanner {
                 .unwrap_or((encoding_rs::UTF_8, 0));
             let bom = bom.min(self.pending.len());
             let pending = std::mem::take(&mut self.pending);
-            self.start(enc, bom, &pending, &mut sink);
+            self.start(enc, bom, &pending, &mut on_hit);
         }
         if self.late.is_some() {
-            self.late_feed(&[], true, &mut sink);
+            self.late_feed(&[], true, &mut on_hit);
         }
         if let Some(eng) = self.eng.as_mut() {
-            eng.finish(&mut sink);
+            eng.finish(&mut on_hit);
             eng.stats.skipped_bytes += self.skipped_before;
         }
         Ok(())
@@ -423,13 +423,13 @@ impl Scanner {
     /// The encoding is decided on `first`, the input so far (not all of it): starts the engine,
     /// or, on an ASCII start with `auto`, the engine for ASCII and the wait for the first
     /// non-ASCII byte ([`crate::late`]).
-    fn begin(&mut self, enc: &'static Encoding, bom: usize, first: &[u8], sink: &mut Sink<'_>) {
+    fn begin(&mut self, enc: &'static Encoding, bom: usize, first: &[u8], on_hit: &mut OnHit<'_>) {
         if decides_late(self.opts.encoding, first, false, (enc, bom)) {
-            self.start(enc, 0, &[], sink);
+            self.start(enc, 0, &[], on_hit);
             self.late = Some(Late::default());
-            self.late_feed(first, false, sink);
+            self.late_feed(first, false, on_hit);
         } else {
-            self.start(enc, bom, first, sink);
+            self.start(enc, bom, first, on_hit);
         }
     }
 
@@ -437,7 +437,7 @@ impl Scanner {
     /// at the first non-ASCII byte (with 64 KiB after it, or the input's end: `last`), decides,
     /// finishes the ASCII engine at the clean cut before that byte and starts the engine of the
     /// decided encoding there.
-    fn late_feed(&mut self, chunk: &[u8], last: bool, sink: &mut Sink<'_>) {
+    fn late_feed(&mut self, chunk: &[u8], last: bool, on_hit: &mut OnHit<'_>) {
         let Some(late) = self.late.as_mut() else {
             return;
         };
@@ -459,7 +459,7 @@ impl Scanner {
             let end = held.len().min(p + AUTO_WINDOW);
             let enc = detect_encoding_after_ascii(&held[p..end], last && end == held.len());
             let q = clean_cut(&held[..p]);
-            return self.switch(enc, [&held[..q], &[]], [&held[q..], &[]], sink);
+            return self.switch(enc, [&held[..q], &[]], [&held[q..], &[]], on_hit);
         }
         let Some(eng) = self.eng.as_mut() else {
             return;
@@ -478,7 +478,7 @@ impl Scanner {
                 held.extend_from_slice(chunk);
             } else {
                 for b in [&held[..], &chunk[..c]] {
-                    eng.feed(b, sink);
+                    eng.feed(b, on_hit);
                     late.lines += lf(self.opts.lines, b);
                     late.held_at += b.len() as u64;
                 }
@@ -494,8 +494,8 @@ impl Scanner {
         let end = chunk.len().min(p + AUTO_WINDOW);
         let enc = detect_encoding_after_ascii(&chunk[p..end], last && end == chunk.len());
         match clean_cut(&chunk[..p]) {
-            0 => self.switch(enc, [&[], &[]], [&held, chunk], sink),
-            c => self.switch(enc, [&held, &chunk[..c]], [&chunk[c..], &[]], sink),
+            0 => self.switch(enc, [&[], &[]], [&held, chunk], on_hit),
+            c => self.switch(enc, [&held, &chunk[..c]], [&chunk[c..], &[]], on_hit),
         }
     }
 
@@ -507,18 +507,18 @@ impl Scanner {
         enc: &'static Encoding,
         before: [&[u8]; 2],
         after: [&[u8]; 2],
-        sink: &mut Sink<'_>,
+        on_hit: &mut OnHit<'_>,
     ) {
         let (Some(eng), Some(late)) = (self.eng.as_mut(), self.late.take()) else {
             return;
         };
         let (mut at, mut lines) = (late.held_at, late.lines);
         for b in before {
-            eng.feed(b, sink);
+            eng.feed(b, on_hit);
             lines += lf(self.opts.lines, b);
             at += b.len() as u64;
         }
-        eng.finish(sink);
+        eng.finish(on_hit);
         let mut stats = eng.stats;
         self.skipped_before += stats.skipped_bytes;
         stats.skipped_bytes = 0;
@@ -529,21 +529,21 @@ impl Scanner {
         }
         next.lines_before(lines);
         for b in after {
-            next.feed(b, sink);
+            next.feed(b, on_hit);
         }
         self.eng = Some(next);
     }
 
     /// The encoding is decided: starts the engine on the input's first bytes (`bom` of them a
     /// byte order mark).
-    fn start(&mut self, enc: &'static Encoding, bom: usize, first: &[u8], sink: &mut Sink<'_>) {
+    fn start(&mut self, enc: &'static Encoding, bom: usize, first: &[u8], on_hit: &mut OnHit<'_>) {
         let stats = std::mem::take(&mut self.stats);
         let mut eng = Engine::new(enc, bom, &self.opts, stats);
         eng.owned = self.owned.clone();
         if self.record {
             eng.overlong_at = Some(Vec::new());
         }
-        eng.feed(&first[bom..], sink);
+        eng.feed(&first[bom..], on_hit);
         self.eng = Some(eng);
     }
 }

@@ -30,7 +30,7 @@ const DWIN_MAX: u64 = 1 << 22;
 const SYNC_SCAN: u64 = 256;
 
 /// Where the engine's hits go.
-pub(crate) type Sink<'s> = dyn FnMut(HitRef<'_>) + 's;
+pub(crate) type OnHit<'s> = dyn FnMut(HitRef<'_>) + 's;
 
 /// Where the engine of an ASCII-compatible encoding is (see [`Engine`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -227,10 +227,10 @@ impl Engine {
     }
 
     /// Scans the next chunk of input.
-    pub(crate) fn feed(&mut self, chunk: &[u8], sink: &mut Sink<'_>) {
+    pub(crate) fn feed(&mut self, chunk: &[u8], on_hit: &mut OnHit<'_>) {
         if !self.lazy {
             self.decode(chunk, false);
-            self.run(false, sink);
+            self.run(false, on_hit);
             return;
         }
         if chunk.len() < BATCH {
@@ -240,14 +240,14 @@ impl Engine {
             }
             let r = std::mem::take(&mut self.rbuf);
             let abs = self.rbuf_abs;
-            self.pump(&r, abs, false, sink);
+            self.pump(&r, abs, false, on_hit);
             self.keep(&r, abs);
             return;
         }
         if !self.rbuf.is_empty() {
             let mut r = std::mem::take(&mut self.rbuf);
             let abs = self.rbuf_abs;
-            self.pump(&r, abs, false, sink);
+            self.pump(&r, abs, false, on_hit);
             // the chunk cannot look back into `r` in place: the text window takes what is
             // left of it, and the chunk starts where the decoder stands
             let end = abs + r.len() as u64;
@@ -255,7 +255,7 @@ impl Engine {
                 Mode::Text => {
                     let dec = self.stream.src_pos();
                     self.decode(span(&r, abs, dec, end), false);
-                    self.run(false, sink);
+                    self.run(false, on_hit);
                 }
                 Mode::Raw => {
                     let hay = Hay {
@@ -263,7 +263,7 @@ impl Engine {
                         before: self.before,
                         eof: false,
                     };
-                    self.enter_text(&hay, abs, end, self.reach, false, sink);
+                    self.enter_text(&hay, abs, end, self.reach, false, on_hit);
                 }
             }
             self.before = last8(&self.before, &r, r.len());
@@ -272,20 +272,20 @@ impl Engine {
             self.rbuf_abs = end;
         }
         let abs = self.rbuf_abs;
-        self.pump(chunk, abs, false, sink);
+        self.pump(chunk, abs, false, on_hit);
         self.keep(chunk, abs);
     }
 
     /// Ends the input.
-    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) {
+    pub(crate) fn finish(&mut self, on_hit: &mut OnHit<'_>) {
         if !self.lazy {
             self.decode(&[], true);
-            self.run(true, sink);
+            self.run(true, on_hit);
             return;
         }
         let r = std::mem::take(&mut self.rbuf);
         let abs = self.rbuf_abs;
-        self.pump(&r, abs, true, sink);
+        self.pump(&r, abs, true, on_hit);
         let end = abs + r.len() as u64;
         self.stats.skipped_bytes = (end - self.first).saturating_sub(self.decoded);
     }

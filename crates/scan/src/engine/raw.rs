@@ -21,7 +21,7 @@ struct InPlace<'r> {
 impl Engine {
     /// Finds the links in `raw` (input from offset `abs` on; `last`: nothing follows), in
     /// place where it can (see [`Engine`]).
-    pub(super) fn pump(&mut self, raw: &[u8], abs: u64, last: bool, sink: &mut Sink<'_>) {
+    pub(super) fn pump(&mut self, raw: &[u8], abs: u64, last: bool, on_hit: &mut OnHit<'_>) {
         let end = abs + raw.len() as u64;
         let hay = Hay {
             b: raw,
@@ -41,7 +41,7 @@ impl Engine {
                             return;
                         }
                         self.decode(&[], true);
-                        self.run(true, sink);
+                        self.run(true, on_hit);
                         continue;
                     }
                     let text_end = self.base + self.text.len() as u64;
@@ -54,7 +54,7 @@ impl Engine {
                     let e = end.min(dec + want);
                     let fin = last && e == end;
                     self.decode(span(raw, abs, dec, e), fin);
-                    self.run(fin, sink);
+                    self.run(fin, on_hit);
                     continue;
                 }
                 self.leave_text();
@@ -75,7 +75,7 @@ impl Engine {
                 } else if self.keep_point(raw, abs).is_none() {
                     // no restart point near the end: the text window takes the end, so that
                     // the next chunk goes on from where the decoder stands
-                    self.enter_text(&hay, abs, end, self.reach, false, sink);
+                    self.enter_text(&hay, abs, end, self.reach, false, on_hit);
                 }
                 return;
             };
@@ -86,7 +86,7 @@ impl Engine {
                 let w = self.direct(raw, abs, y, t, end);
                 if w.end > t {
                     let fin = last && w.end == end;
-                    let (undecided, seen) = self.run_direct(raw, abs, &w, t, fin, sink);
+                    let (undecided, seen) = self.run_direct(raw, abs, &w, t, fin, on_hit);
                     // candidates close together: look at more in place at once next time
                     let dense = seen >= 2 && (w.end - t) / seen <= 512;
                     let grown = (self.dwin * 2).min(DWIN_MAX);
@@ -109,13 +109,13 @@ impl Engine {
                             self.dwin = if dense { grown } else { DWIN0 };
                             let k2 = (t2 - abs) as usize;
                             let back = self.reach_of(&hay, k2, self.scheme_run(&hay, k2));
-                            self.enter_text(&hay, abs, t2, back, last, sink);
+                            self.enter_text(&hay, abs, t2, back, last, on_hit);
                             continue;
                         }
                     }
                 }
             }
-            self.enter_text(&hay, abs, t, back, last, sink);
+            self.enter_text(&hay, abs, t, back, last, on_hit);
         }
     }
 
@@ -245,7 +245,7 @@ impl Engine {
         win: &InPlace<'_>,
         t: u64,
         eof: bool,
-        sink: &mut Sink<'_>,
+        on_hit: &mut OnHit<'_>,
     ) -> (Option<(u64, bool)>, u64) {
         let (text, y) = (win.text, win.start);
         let w = text.as_bytes();
@@ -282,7 +282,7 @@ impl Engine {
                     }
                     self.floor_raw = y + f.resume as u64;
                     // (the window is ASCII in a legacy encoding: NFC changes nothing)
-                    sink(self.hits.hit(&f, text, (start, end), self.line, false));
+                    on_hit(self.hits.hit(&f, text, (start, end), self.line, false));
                     self.stats.hits += 1;
                 }
                 Ok(Outcome::Reject { resume }) => pos = resume.max(k + 1),

@@ -41,7 +41,7 @@ impl Engine {
         target: u64,
         back: u64,
         last: bool,
-        sink: &mut Sink<'_>,
+        on_hit: &mut OnHit<'_>,
     ) {
         let raw = hay.b;
         let end = abs + raw.len() as u64;
@@ -102,7 +102,7 @@ impl Engine {
         if e > dec || fin {
             self.decode(span(raw, abs, dec, e), fin);
         }
-        self.run(fin, sink);
+        self.run(fin, on_hit);
     }
 
     /// The text window has decided everything: back to the input bytes.
@@ -141,7 +141,7 @@ impl Engine {
     }
 
     /// Runs the finder of the text window over what it holds (`eof`: all of the input).
-    pub(super) fn run(&mut self, eof: bool, sink: &mut Sink<'_>) {
+    pub(super) fn run(&mut self, eof: bool, on_hit: &mut OnHit<'_>) {
         let end_abs = self.base + self.text.len() as u64;
         if !eof && end_abs < self.wait_until {
             return;
@@ -226,7 +226,7 @@ impl Engine {
                     let start = map.src_of(start_abs, text, base);
                     let end = map.src_of(end_abs, text, base);
                     count_lines(lines, text, base, start_abs, line, line_pos);
-                    sink(hits.hit(&f, text, (start, end), *line, true));
+                    on_hit(hits.hit(&f, text, (start, end), *line, true));
                     // after `<…>` the closing `>` (one byte) is passed over too
                     *floor_raw = end + (f.resume - f.end) as u64;
                     stats.hits += 1;

@@ -122,8 +122,8 @@ impl Tokenizer {
         self.match_ok && self.matched == want.len()
     }
 
-    /// Reads one chunk; `sink` gets every finished start tag whose attributes were kept.
-    pub(super) fn feed(&mut self, input: &str, sink: &mut impl FnMut(&TagRef<'_>)) {
+    /// Reads one chunk; `on_tag` gets every finished start tag whose attributes were kept.
+    pub(super) fn feed(&mut self, input: &str, on_tag: &mut impl FnMut(&TagRef<'_>)) {
         let b = input.as_bytes();
         let n = b.len();
         let base = self.at;
@@ -177,7 +177,7 @@ impl Tokenizer {
                         match b[i] {
                             b'/' => self.state = State::SelfClosingStartTag,
                             b'>' => {
-                                self.emit(input, base, i, sink);
+                                self.emit(input, base, i, on_tag);
                             }
                             _ => self.state = State::BeforeAttrName,
                         }
@@ -191,7 +191,7 @@ impl Tokenizer {
                         i += 1;
                         self.state = State::SelfClosingStartTag;
                     } else if c == b'>' {
-                        self.emit(input, base, i, sink);
+                        self.emit(input, base, i, on_tag);
                         i += 1;
                     } else {
                         // a `=` here starts the name
@@ -209,7 +209,7 @@ impl Tokenizer {
                         match b[i] {
                             b'=' => self.state = State::BeforeAttrValue,
                             b'/' => self.state = State::SelfClosingStartTag,
-                            b'>' => self.emit(input, base, i, sink),
+                            b'>' => self.emit(input, base, i, on_tag),
                             _ => self.state = State::AfterAttrName,
                         }
                         i += 1;
@@ -222,7 +222,7 @@ impl Tokenizer {
                         match c {
                             b'/' => self.state = State::SelfClosingStartTag,
                             b'=' => self.state = State::BeforeAttrValue,
-                            b'>' => self.emit(input, base, i, sink),
+                            b'>' => self.emit(input, base, i, on_tag),
                             _ => {
                                 self.new_attr(base + i);
                                 self.state = State::AttrName;
@@ -242,7 +242,7 @@ impl Tokenizer {
                         // missing-attribute-value: the value is empty
                         self.value_start = base + i;
                         self.set_value(base + i);
-                        self.emit(input, base, i, sink);
+                        self.emit(input, base, i, on_tag);
                         i += 1;
                     } else {
                         self.value_start = base + i;
@@ -265,7 +265,7 @@ impl Tokenizer {
                     if i < n {
                         self.set_value(base + i);
                         if b[i] == b'>' {
-                            self.emit(input, base, i, sink);
+                            self.emit(input, base, i, on_tag);
                         } else {
                             self.state = State::BeforeAttrName;
                         }
@@ -280,7 +280,7 @@ impl Tokenizer {
                         i += 1;
                         self.state = State::SelfClosingStartTag;
                     } else if c == b'>' {
-                        self.emit(input, base, i, sink);
+                        self.emit(input, base, i, on_tag);
                         i += 1;
                     } else {
                         self.state = State::BeforeAttrName;
@@ -289,7 +289,7 @@ impl Tokenizer {
                 State::SelfClosingStartTag => {
                     if c == b'>' {
                         self.self_closing = true;
-                        self.emit(input, base, i, sink);
+                        self.emit(input, base, i, on_tag);
                         i += 1;
                     } else {
                         self.state = State::BeforeAttrName;
@@ -448,7 +448,7 @@ impl Tokenizer {
                             self.tag = self.text_tag;
                             match c {
                                 b'/' => self.state = State::SelfClosingStartTag,
-                                b'>' => self.emit(input, base, i, sink),
+                                b'>' => self.emit(input, base, i, on_tag),
                                 _ => self.state = State::BeforeAttrName,
                             }
                             i += 1;

@@ -1,5 +1,5 @@
 //! Building a tag while the tokenizer reads it: its name and attribute spans, the part of a kept
-//! tag carried over a chunk boundary, and the finished tag handed to the sink ([`TagRef`]).
+//! tag carried over a chunk boundary, and the finished tag handed to `on_tag` ([`TagRef`]).
 
 use super::state::State;
 use super::{NAME_MAX, Tokenizer};
@@ -130,7 +130,7 @@ impl Tokenizer {
         input: &str,
         base: usize,
         gt: usize,
-        sink: &mut impl FnMut(&TagRef<'_>),
+        on_tag: &mut impl FnMut(&TagRef<'_>),
     ) {
         if self.end_tag {
             self.foreign.end_tag(self.tag);
@@ -184,7 +184,7 @@ impl Tokenizer {
             .start_tag(self.tag, self.self_closing, breaks, html_annotation);
         if let Some(mut t) = tag_ref {
             t.html = html;
-            sink(&t);
+            on_tag(&t);
         }
         self.state = match self.tag.text_kind() {
             Some(kind) if html => {
