@@ -245,6 +245,57 @@ def test_extract_says_from_legacy_and_its_key_is_the_cli_one(cli, tmp_path):
     assert not utf8.from_legacy
 
 
+def _run_keys_and_rejected(cli, *args):
+    """`linksieve run --format jsonl ARGS`: the keys in order, and the rejected count."""
+    rows = [json.loads(r) for r in cli("run", "--format", "jsonl", *args, status=None).stdout.splitlines()]
+    return [r["key"] for r in rows if "key" in r], sum("rejected" in r for r in rows)
+
+
+def test_extract_keys_are_the_keys_run_writes(cli, tmp_path, kasztp):
+    """extract(key=...) keys each link as `linksieve run` does, by the same step (a found link
+    with its implied scheme, an attribute's resolved URL, NFC for legacy text): its distinct keys
+    in order are run's output, and its key errors run's rejected links. Text with bare hosts,
+    e-mails, JSON escapes and real URLs; a windows-1258 page with attributes (relative,
+    invalid, javascript:) and text links; run's defaults (key=True) and Normalizers."""
+    lines = []
+    for i, u in enumerate(kasztp[:3000]):
+        lines.append(f"{i}: see {u}, or www.Host{i % 50}.com:80/p?q=1 / mail Jane{i % 7}@Example.ORG")
+        if i % 11 == 0:
+            lines.append(f'{{"u": "{u.replace("/", chr(92) + "/")}"}} and http://h%zz{i}.example/ too')
+    text = tmp_path / "t.txt"
+    text.write_bytes("\n".join(lines).encode())
+    data = text.read_bytes()
+    for key, args in [
+        (True, []),
+        (linksieve.Normalizer(input="leiri", level="protocol"), ["--level", "protocol"]),
+        (linksieve.Normalizer(input="leiri", form="iri", level="syntax"), ["--form", "iri", "--level", "syntax"]),
+        (linksieve.Normalizer(profile="w3lib"), ["--profile", "w3lib"]),
+    ]:
+        links = linksieve.extract(data, schemeless=True, email=True, key=key)
+        want, rejected = _run_keys_and_rejected(cli, "--schemeless", "--email", *args, text)
+        assert list(dict.fromkeys(l.key for l in links if l.key is not None)) == want, args
+        assert sum(l.key_error is not None for l in links) == rejected, args
+        assert rejected > 0 or key is not True
+        assert {l.kind for l in links if l.key} >= {"scheme", "bare", "email"}, args
+    page = ("<html><head><meta charset=\"windows-1258\"></head><body>\n"
+            + "".join(f"<p><a href=\"../p{i}/cafe\u0301?a=1&amp;b=2\">x</a> <img src=\"http://[x{i}\">"
+                      f" <a href=\"javascript:go({i})\">j</a> see http://t{i}.example/\u00e9&amp;z</p>\n"
+                      for i in range(200))
+            + "</body></html>\n").encode("cp1258")
+    f = tmp_path / "p.html"
+    f.write_bytes(page)
+    base = "http://h.example/a/b/"
+    links = linksieve.extract(page, html=True, base=base, key=True)
+    want, rejected = _run_keys_and_rejected(cli, "--html", "--base", base, f)
+    assert list(dict.fromkeys(l.key for l in links if l.key is not None)) == want
+    assert sum(l.key_error is not None for l in links) == rejected == 200
+    assert all(l.key is None and l.key_error is None for l in links if l.text.startswith("javascript:"))
+    # without key=, no keys
+    assert all(l.key is None and l.key_error is None for l in linksieve.extract(page, html=True, base=base))
+    with pytest.raises(TypeError):
+        linksieve.extract(page, key="yes")
+
+
 def test_resolve_equals_cli_resolve(cli):
     """linksieve.resolve gives what `linksieve resolve` prints, in every input mode, and
     refuses what it refuses (RFC 3986 5.4's examples and a few web ones)."""

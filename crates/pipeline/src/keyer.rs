@@ -1,8 +1,11 @@
 //! How a link found by the scanner gets its key, the same for `run` and `scan --format tsv`:
 //! [`found_link`] (what is keyed), then [`Keyer`].
 
+use crate::outlinks::{DocumentItem, Unresolved};
 use crate::{KeyError, Keying};
-use linksieve_iri::{Climb, InputMode, NormalizeError, NormalizeOptions, climb_str, fixed_point};
+use linksieve_iri::{
+    Climb, InputMode, NormalizeError, NormalizeOptions, climb_str, fixed_point, web_to_iri,
+};
 use linksieve_profiles::Profile;
 use linksieve_scan::LinkKind;
 use std::borrow::Cow;
@@ -224,6 +227,8 @@ pub struct FoundLink<'a> {
 pub struct LinkBuffers {
     decoded: String,
     implied: String,
+    /// An attribute's URL as an IRI ([`document_link`]).
+    attribute: String,
 }
 
 /// The one step from a link the scanner found in text to the text that is keyed, taken by
@@ -251,7 +256,9 @@ pub fn found_link<'a>(
     html: Option<bool>,
     bufs: &'a mut LinkBuffers,
 ) -> FoundLink<'a> {
-    let LinkBuffers { decoded, implied } = bufs;
+    let LinkBuffers {
+        decoded, implied, ..
+    } = bufs;
     let shown: &'a str =
         match html.map(|ascii_only| crate::unescape_link(text, trailing, ascii_only)) {
             Some(Cow::Owned(s)) => {
@@ -264,5 +271,78 @@ pub fn found_link<'a>(
     FoundLink {
         shown,
         keyed: keyable(shown, kind, implied),
+    }
+}
+
+/// What becomes of a link of an HTML document ([`document_link`]).
+///
+/// ```
+/// use linksieve_pipeline::DocumentLinkText;
+/// assert_eq!(DocumentLinkText::TooLong, DocumentLinkText::TooLong);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DocumentLinkText<'a> {
+    /// Keyed from `keyed`; `shown` is what a row shows (an attribute's value as written).
+    Keyed(FoundLink<'a>),
+    /// An attribute whose value the URL Standard's parser refused: a rejected link, with why.
+    Invalid(String),
+    /// An attribute that is not keyed: a relative URL without a base, or a scheme of
+    /// [`crate::NOT_KEYED_SCHEMES`] (counted in the document's stats, not rejected).
+    NotKeyed,
+    /// An attribute value longer than the longest link (`--max-link-len`): counted as too long.
+    TooLong,
+}
+
+/// The one step from a link of an HTML document ([`DocumentItem`], in document order) to what
+/// is keyed, taken by `run`'s workers and by Python's `extract(key=...)`: a link of the text
+/// through [`found_link`] (its references undone), an attribute's URL, resolved by the URL
+/// Standard, mapped into the IRI model ([`web_to_iri`]: 3987bis 6.2 steps 3 and 4).
+/// `ascii_only` and `max_link_len` are the scan's options.
+///
+/// ```
+/// use linksieve_pipeline::{DocumentLinkText, LinkBuffers, document_link, read_document, DocumentOptions};
+/// let url = linksieve_iri::WebUrl::parse("http://h.example/a/").ok();
+/// let doc = read_document(b"<a href='b|c?x'>see http://t.example/?a&amp;b</a>", &DocumentOptions { url, ..Default::default() });
+/// let hits = doc.text_links(&Default::default()).hits;
+/// let mut keyed = Vec::new();
+/// let mut bufs = LinkBuffers::default();
+/// doc.in_order(&hits, false, |item| {
+///     if let DocumentLinkText::Keyed(l) = document_link(&item, false, 2048, &mut bufs) {
+///         keyed.push(l.keyed.to_owned());
+///     }
+/// });
+/// assert_eq!(keyed, ["http://h.example/a/b%7Cc?x", "http://t.example/?a&b"]);
+/// ```
+pub fn document_link<'a>(
+    item: &'a DocumentItem<'_>,
+    ascii_only: bool,
+    max_link_len: usize,
+    bufs: &'a mut LinkBuffers,
+) -> DocumentLinkText<'a> {
+    let l = match item {
+        DocumentItem::Text(h) => {
+            let found = found_link(&h.text, &h.trimmed.trailing, h.kind, Some(ascii_only), bufs);
+            return DocumentLinkText::Keyed(found);
+        }
+        DocumentItem::Attribute(l) => l,
+    };
+    let iri = match &l.url {
+        Ok(u) => web_to_iri(u).map_err(|e| e.to_string()),
+        Err(Unresolved::Invalid(e)) => Err(e.to_string()),
+        Err(_) => return DocumentLinkText::NotKeyed,
+    };
+    // --max-link-len, as for a link of the text (issue 30 item 9)
+    if l.overlong(max_link_len) {
+        return DocumentLinkText::TooLong;
+    }
+    match iri {
+        Ok(iri) => {
+            bufs.attribute = iri.into_inner();
+            DocumentLinkText::Keyed(FoundLink {
+                shown: &l.value,
+                keyed: &bufs.attribute,
+            })
+        }
+        Err(e) => DocumentLinkText::Invalid(format!("{} {}: {e}", l.tag, l.attr)),
     }
 }

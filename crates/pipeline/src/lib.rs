@@ -22,7 +22,10 @@ mod stats;
 
 pub use engine::{FailureHook, Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
-pub use keyer::{FoundLink, Keyer, LinkBuffers, found_link, implied_scheme, keyable};
+pub use keyer::{
+    DocumentLinkText, FoundLink, Keyer, LinkBuffers, document_link, found_link, implied_scheme,
+    keyable,
+};
 pub use keying::{Compared, KeyError, Keying, ProfileStep};
 pub use line_dedup::{DedupStats, dedup_lines};
 pub use linksieve_inputs::{

@@ -149,7 +149,8 @@ fn _normalize_arrow<'py>(
 /// {'level': 'scheme', 'form': 'uri', 'input': 'strict', 'profile': 'w3lib', 'nfc': False}
 #[pyclass(module = "linksieve", frozen)]
 struct Normalizer {
-    ko: options::KeyOptions,
+    /// The options (read by `extract(key=...)` too).
+    pub(crate) ko: options::KeyOptions,
     spec: (String, String, String, Option<String>, bool),
 }
 

@@ -1,8 +1,13 @@
 //! `extract`: the links of a text or an HTML document, as `linksieve scan` finds them, with
-//! their byte offsets, line and kind (and tag and attribute for an HTML attribute).
+//! their byte offsets, line and kind (and tag and attribute for an HTML attribute), and with
+//! `key=`, each one's key as `linksieve run` makes it.
 
+use crate::options::{KeyOptions, key_options};
 use linksieve_iri::WebUrl;
-use linksieve_pipeline::{DocumentItem, DocumentOptions, read_document, unescape_link};
+use linksieve_pipeline::{
+    DocumentItem, DocumentLinkText, DocumentOptions, Keyer, LinkBuffers, document_link, found_link,
+    read_document, unescape_link,
+};
 use linksieve_scan::{EncodingChoice, Hit, ScanOptions, encoding_for_label, scan_bytes};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -47,6 +52,13 @@ pub(crate) struct Link {
     /// text with Unicode NFC (3987bis 3.1), so pass `nfc=link.from_legacy` to `normalize` for
     /// its key. For HTML, true for every link of a document in a legacy encoding.
     from_legacy: bool,
+    /// With `extract(key=...)`: the link's key as `linksieve run` makes it (a find without a
+    /// scheme with its implied one, an attribute's resolved URL, NFC for legacy text), or None
+    /// when it has none (see `key_error`) or is not keyed (`error`); else None.
+    key: Option<String>,
+    /// With `extract(key=...)`: why the link has no key, when it was keyed and failed (the
+    /// rule that failed, an invalid URL, too long); else None.
+    key_error: Option<String>,
 }
 
 #[pymethods]
@@ -89,7 +101,32 @@ impl Link {
             error: None,
             encoding,
             from_legacy: legacy,
+            key: None,
+            key_error: None,
         }
+    }
+
+    /// Sets the key (or why there is none) of a link keyed from `keyed`.
+    fn keyed(&mut self, keyer: &Keyer, keyed: &str) {
+        match keyer.key(keyed, self.from_legacy) {
+            Ok(k) => self.key = Some(k),
+            Err(e) => self.key_error = Some(e.to_string()),
+        }
+    }
+}
+
+/// The key options of `extract`'s `key`: False (no keys), True (`linksieve run`'s: LEIRI
+/// input, the scheme rung, the uri form) or a `Normalizer`.
+fn key_choice(key: &Bound<'_, PyAny>) -> PyResult<Option<KeyOptions>> {
+    if let Ok(n) = key.cast::<crate::Normalizer>() {
+        return Ok(Some(n.get().ko.clone()));
+    }
+    match key.extract::<bool>() {
+        Ok(false) => Ok(None),
+        Ok(true) => key_options("scheme", "uri", "leiri", None, false).map(Some),
+        Err(_) => Err(pyo3::exceptions::PyTypeError::new_err(
+            "key: expected a bool or a linksieve.Normalizer",
+        )),
     }
 }
 
@@ -118,8 +155,16 @@ fn encoding_choice(label: Option<&str>) -> PyResult<EncodingChoice> {
 /// >>> [l] = linksieve.extract('<a href="../b">', html=True, base="http://h.example/a/c")
 /// >>> (l.tag, l.attr, l.text, l.url)
 /// ('a', 'href', '../b', 'http://h.example/b')
+///
+/// key: True gives each link its key as `linksieve run` makes it (`link.key`, or
+/// `link.key_error`), a `Normalizer` its options' key of what `run` keys.
+///
+/// >>> [l.key for l in linksieve.extract("see www.Example.com:80/x", schemeless=True, key=True)]
+/// ['http://www.example.com/x']
 #[pyfunction]
-#[pyo3(signature = (data, *, encoding=None, schemeless=false, email=false, html=false, base=None))]
+#[pyo3(signature = (data, *, encoding=None, schemeless=false, email=false, html=false, base=None,
+    key=None))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn extract(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
@@ -128,7 +173,12 @@ pub(crate) fn extract(
     email: bool,
     html: bool,
     base: Option<&str>,
+    key: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<Link>> {
+    let keyer = match key.map(key_choice).transpose()?.flatten() {
+        Some(ko) => Some(Keyer::new(ko.input, &ko.keying)),
+        None => None,
+    };
     let (bytes, encoding) = if let Ok(s) = data.cast::<PyString>() {
         if encoding.is_some() {
             return Err(PyValueError::new_err(
@@ -157,15 +207,23 @@ pub(crate) fn extract(
         if base.is_some() {
             return Err(PyValueError::new_err("base: only with html=True"));
         }
-        let found = py.detach(|| scan_bytes(bytes, &opts));
-        return Ok(found
-            .hits
-            .into_iter()
-            .map(|mut h| {
-                let text = std::mem::take(&mut h.text);
-                Link::in_text(&h, text, h.encoding.name(), h.from_legacy)
-            })
-            .collect());
+        return Ok(py.detach(|| {
+            let found = scan_bytes(bytes, &opts);
+            let mut bufs = LinkBuffers::default();
+            found
+                .hits
+                .into_iter()
+                .map(|h| {
+                    let mut link =
+                        Link::in_text(&h, h.text.clone(), h.encoding.name(), h.from_legacy);
+                    if let Some(keyer) = &keyer {
+                        let f = found_link(&h.text, &h.trimmed.trailing, h.kind, None, &mut bufs);
+                        link.keyed(keyer, f.keyed);
+                    }
+                    link
+                })
+                .collect()
+        }));
     }
     let url = base
         .map(WebUrl::parse)
@@ -181,9 +239,10 @@ pub(crate) fn extract(
         let scanned = doc.text_links(&opts);
         let mut links = Vec::new();
         let name = doc.encoding.name();
+        let mut bufs = LinkBuffers::default();
         doc.in_order(&scanned.hits, opts.ascii_only, |item| {
             let legacy = item.from_legacy(&doc);
-            links.push(match item {
+            let mut link = match item {
                 DocumentItem::Text(h) => {
                     let text = unescape_link(&h.text, &h.trimmed.trailing, opts.ascii_only);
                     Link::in_text(h, text.into_owned(), name, legacy)
@@ -201,8 +260,24 @@ pub(crate) fn extract(
                     error: l.url.as_ref().err().map(|e| e.to_string()),
                     encoding: name,
                     from_legacy: legacy,
+                    key: None,
+                    key_error: None,
                 },
-            })
+            };
+            if let Some(keyer) = &keyer {
+                match document_link(&item, opts.ascii_only, opts.max_link_len, &mut bufs) {
+                    DocumentLinkText::Keyed(f) => link.keyed(keyer, f.keyed),
+                    DocumentLinkText::Invalid(e) => link.key_error = Some(e),
+                    DocumentLinkText::NotKeyed => {}
+                    DocumentLinkText::TooLong => {
+                        link.key_error = Some(format!(
+                            "longer than the longest link ({} bytes)",
+                            opts.max_link_len
+                        ));
+                    }
+                }
+            }
+            links.push(link);
         });
         links
     }))

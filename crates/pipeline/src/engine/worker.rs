@@ -268,60 +268,61 @@ impl Worker<'_> {
             self.out.body_lines = memchr::memchr_iter(b'\n', text).count() as u64;
         }
         let base = offset + doc.bom as u64;
-        doc.in_order(&scanned.hits, opts.scan.ascii_only, |item| match item {
-            DocumentItem::Text(h) => self.link(
-                &h.text,
-                written(h.raw.as_deref(), h.trimmed.json_escapes),
-                &h.trimmed.trailing,
-                h.kind,
-                item.from_legacy(&doc),
-                base + h.start,
-                h.line,
-            ),
-            DocumentItem::Attribute(l) => {
-                let line = if lines { l.line } else { 0 };
-                let iri = match &l.url {
-                    Ok(u) => web_to_iri(u).map_err(|e| e.to_string()),
-                    Err(Unresolved::Invalid(e)) => Err(e.to_string()),
-                    // counted in the document's stats
-                    Err(_) => return,
-                };
-                // --max-link-len, as for a link of the text (issue 30 item 9)
-                if l.overlong(opts.scan.max_link_len) {
-                    self.out.too_long += 1;
-                    return;
+        let (ascii_only, max_len) = (opts.scan.ascii_only, opts.scan.max_link_len);
+        let mut bufs = std::mem::take(&mut self.bufs);
+        doc.in_order(&scanned.hits, ascii_only, |item| {
+            let (offset, line, written, source) = match item {
+                DocumentItem::Text(h) => (
+                    base + h.start,
+                    h.line,
+                    written(h.raw.as_deref(), h.trimmed.json_escapes),
+                    None,
+                ),
+                DocumentItem::Attribute(l) => (
+                    base + l.start as u64,
+                    if lines { l.line } else { 0 },
+                    None,
+                    Some(l),
+                ),
+            };
+            match document_link(&item, ascii_only, max_len, &mut bufs) {
+                DocumentLinkText::Keyed(link) => {
+                    let from = match source {
+                        Some(l) => {
+                            self.out.sources.push(LinkSource {
+                                tag: l.tag,
+                                attr: l.attr,
+                                rel: l.rel.clone(),
+                            });
+                            self.out.sources.len() as u32 - 1
+                        }
+                        None => FROM_TEXT,
+                    };
+                    self.key_link(&Found {
+                        original: written.unwrap_or(link.shown),
+                        text: link.keyed,
+                        legacy: item.from_legacy(&doc),
+                        offset,
+                        line,
+                        from,
+                    });
                 }
-                let offset = base + l.start as u64;
-                match iri {
-                    Ok(iri) => {
-                        let from = self.out.sources.len() as u32;
-                        self.out.sources.push(LinkSource {
-                            tag: l.tag,
-                            attr: l.attr,
-                            rel: l.rel.clone(),
-                        });
-                        self.key_link(&Found {
-                            original: &l.value,
-                            text: iri.as_str(),
-                            legacy: item.from_legacy(&doc),
-                            offset,
-                            line,
-                            from,
-                        });
-                    }
-                    Err(error) => {
-                        self.out.links += 1;
-                        self.out.rejected.push(Rejected {
-                            reason: "invalid URL in an HTML attribute".to_owned(),
-                            error: format!("{} {}: {error}", l.tag, l.attr),
-                            original: l.value.clone(),
-                            offset,
-                            line,
-                        });
-                    }
+                DocumentLinkText::Invalid(error) => {
+                    self.out.links += 1;
+                    self.out.rejected.push(Rejected {
+                        reason: "invalid URL in an HTML attribute".to_owned(),
+                        error,
+                        original: source.map(|l| l.value.clone()).unwrap_or_default(),
+                        offset,
+                        line,
+                    });
                 }
+                // counted in the document's stats
+                DocumentLinkText::NotKeyed => {}
+                DocumentLinkText::TooLong => self.out.too_long += 1,
             }
         });
+        self.bufs = bufs;
     }
 
     /// Keys one link found in the text at input offset `offset`, line `line`; `written`: the

@@ -187,6 +187,10 @@ class Link:
     def encoding(self) -> str: ...
     @property
     def from_legacy(self) -> bool: ...
+    @property
+    def key(self) -> str | None: ...
+    @property
+    def key_error(self) -> str | None: ...
     def __eq__(self, value: object, /) -> bool: ...
 
 def extract(
@@ -197,6 +201,7 @@ def extract(
     email: bool = False,
     html: bool = False,
     base: str | None = None,
+    key: bool | Normalizer | None = None,
 ) -> list[Link]:
     """The links in data (text, or an HTML document with html=True), in input order."""
 
