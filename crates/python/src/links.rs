@@ -5,8 +5,8 @@
 use crate::options::{KeyOptions, key_options};
 use linksieve_iri::WebUrl;
 use linksieve_pipeline::{
-    DocumentItem, DocumentLinkText, DocumentOptions, Keyer, LinkBuffers, document_link, found_link,
-    read_document, unescape_link,
+    DocumentItem, DocumentLinkText, DocumentOptions, KeyError, Keyer, LinkBuffers, document_link,
+    found_link, read_document, unescape_link,
 };
 use linksieve_scan::{EncodingChoice, Hit, ScanOptions, encoding_for_label, scan_bytes};
 use pyo3::exceptions::PyValueError;
@@ -106,9 +106,9 @@ impl Link {
         }
     }
 
-    /// Sets the key (or why there is none) of a link keyed from `keyed`.
-    fn keyed(&mut self, keyer: &Keyer, keyed: &str) {
-        match keyer.key(keyed, self.from_legacy) {
+    /// Sets the key of the link, or why there is none.
+    fn set_key(&mut self, key: Result<String, KeyError>) {
+        match key {
             Ok(k) => self.key = Some(k),
             Err(e) => self.key_error = Some(e.to_string()),
         }
@@ -213,12 +213,14 @@ pub(crate) fn extract(
             found
                 .hits
                 .into_iter()
-                .map(|h| {
-                    let mut link =
-                        Link::in_text(&h, h.text.clone(), h.encoding.name(), h.from_legacy);
+                .map(|mut h| {
+                    let text = std::mem::take(&mut h.text);
+                    let mut link = Link::in_text(&h, text, h.encoding.name(), h.from_legacy);
                     if let Some(keyer) = &keyer {
-                        let f = found_link(&h.text, &h.trimmed.trailing, h.kind, None, &mut bufs);
-                        link.keyed(keyer, f.keyed);
+                        let f =
+                            found_link(&link.text, &h.trimmed.trailing, h.kind, None, &mut bufs);
+                        let key = keyer.key(f.keyed, h.from_legacy);
+                        link.set_key(key);
                     }
                     link
                 })
@@ -266,7 +268,7 @@ pub(crate) fn extract(
             };
             if let Some(keyer) = &keyer {
                 match document_link(&item, opts.ascii_only, opts.max_link_len, &mut bufs) {
-                    DocumentLinkText::Keyed(f) => link.keyed(keyer, f.keyed),
+                    DocumentLinkText::Keyed(f) => link.set_key(keyer.key(f.keyed, legacy)),
                     DocumentLinkText::Invalid(e) => link.key_error = Some(e),
                     DocumentLinkText::NotKeyed => {}
                     DocumentLinkText::TooLong => {
