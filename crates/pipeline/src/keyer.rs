@@ -294,9 +294,10 @@ pub enum DocumentLinkText<'a> {
 }
 
 /// The one step from a link of an HTML document ([`DocumentItem`], in document order) to what
-/// is keyed, taken by `run`'s workers and by Python's `extract(key=...)`: a link of the text
-/// through [`found_link`] (its references undone), an attribute's URL, resolved by the URL
-/// Standard, mapped into the IRI model ([`web_to_iri`]: 3987bis 6.2 steps 3 and 4).
+/// is keyed, taken by `run`'s workers and by Python's `extract(key=...)` (which calls
+/// [`found_link`] itself for a link of the text, whose shown text it also reports): a link of
+/// the text through [`found_link`] (its references undone), an attribute's URL, resolved by the
+/// URL Standard, mapped into the IRI model ([`web_to_iri`]: 3987bis 6.2 steps 3 and 4).
 /// `ascii_only` and `max_link_len` are the scan's options.
 ///
 /// ```

@@ -6,7 +6,7 @@ use crate::options::{KeyOptions, key_options};
 use linksieve_iri::WebUrl;
 use linksieve_pipeline::{
     DocumentItem, DocumentLinkText, DocumentOptions, KeyError, Keyer, LinkBuffers, document_link,
-    found_link, read_document, unescape_link,
+    found_link, read_document,
 };
 use linksieve_scan::{EncodingChoice, Hit, ScanOptions, encoding_for_label, scan_bytes};
 use pyo3::exceptions::PyValueError;
@@ -246,8 +246,16 @@ pub(crate) fn extract(
             let legacy = item.from_legacy(&doc);
             let mut link = match item {
                 DocumentItem::Text(h) => {
-                    let text = unescape_link(&h.text, &h.trimmed.trailing, opts.ascii_only);
-                    Link::in_text(h, text.into_owned(), name, legacy)
+                    // the text shown and the text keyed, from one pass over the references
+                    let html = Some(opts.ascii_only);
+                    let f = found_link(&h.text, &h.trimmed.trailing, h.kind, html, &mut bufs);
+                    let key = keyer.as_ref().map(|k| k.key(f.keyed, legacy));
+                    let mut link = Link::in_text(h, f.shown.to_owned(), name, legacy);
+                    if let Some(key) = key {
+                        link.set_key(key);
+                    }
+                    links.push(link);
+                    return;
                 }
                 DocumentItem::Attribute(l) => Link {
                     text: l.value.clone(),
@@ -266,6 +274,7 @@ pub(crate) fn extract(
                     key_error: None,
                 },
             };
+            // an attribute's URL as `run` keys it
             if let Some(keyer) = &keyer {
                 match document_link(&item, opts.ascii_only, opts.max_link_len, &mut bufs) {
                     DocumentLinkText::Keyed(f) => link.set_key(keyer.key(f.keyed, legacy)),

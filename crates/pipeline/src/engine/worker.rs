@@ -271,7 +271,7 @@ impl Worker<'_> {
         let (ascii_only, max_len) = (opts.scan.ascii_only, opts.scan.max_link_len);
         let mut bufs = std::mem::take(&mut self.bufs);
         doc.in_order(&scanned.hits, ascii_only, |item| {
-            let (offset, line, written, source) = match item {
+            let (offset, line, as_written, source) = match item {
                 DocumentItem::Text(h) => (
                     base + h.start,
                     h.line,
@@ -299,7 +299,7 @@ impl Worker<'_> {
                         None => FROM_TEXT,
                     };
                     self.key_link(&Found {
-                        original: written.unwrap_or(link.shown),
+                        original: as_written.unwrap_or(link.shown),
                         text: link.keyed,
                         legacy: item.from_legacy(&doc),
                         offset,
