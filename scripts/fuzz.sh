@@ -57,10 +57,16 @@ san=${FUZZ_SANITIZER:-none}
 triple=$(rustc -vV | sed -n 's/^host: //p')
 export RUSTC_BOOTSTRAP=1
 echo "== building every target (release, debug assertions on, sanitizer: $san)" >&2
-# Every target is built in one go (the pipeline and differential targets with crates/pipeline):
-# a target that does not build fails the run rather than being left out.
-nice -n 10 cargo fuzz build --sanitizer "$san" --features pipeline >&2 \
-    || { echo "fuzz.sh: the fuzz targets do not build" >&2; exit 1; }
+# The targets named (all of them when none is), the pipeline and differential targets with
+# crates/pipeline: a target that does not build fails the run rather than being left out.
+build=(nice -n 10 cargo fuzz build --sanitizer "$san" --features pipeline)
+if [ $# -gt 0 ]; then
+    for t in "${targets[@]}"; do
+        "${build[@]}" "$t" >&2 || { echo "fuzz.sh: the fuzz target $t does not build" >&2; exit 1; }
+    done
+else
+    "${build[@]}" >&2 || { echo "fuzz.sh: the fuzz targets do not build" >&2; exit 1; }
+fi
 python3 fuzz/seed.py "$root" fuzz/corpus >&2
 
 # Per-target libFuzzer settings: input size and dictionary.

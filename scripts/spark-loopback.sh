@@ -20,8 +20,12 @@
 #
 #   usage: scripts/spark-loopback.sh
 #
-# LINKSIEVE_BIN      the binary (default ${CARGO_TARGET_DIR:-target}/release/linksieve, built first when
-#                    LINKSIEVE_BIN is unset)
+# LINKSIEVE_PROFILE  the cargo profile of the binary and of job G's wheel (default pytest: optimized,
+#                    without the link-time optimization of a release, so it builds in a fraction of
+#                    the time and the keys/s printed are a little below a release's; release for
+#                    the build users get)
+# LINKSIEVE_BIN      the binary (default ${CARGO_TARGET_DIR:-target}/$LINKSIEVE_PROFILE/linksieve,
+#                    built first when LINKSIEVE_BIN is unset)
 # LINKSIEVE_CACHE    where the venv with pyspark is kept (default ~/.cache/linksieve); pip's own
 #                    cache makes a rebuilt venv quick
 # LINKSIEVE_CORPORA  scripts/fetch-corpora.sh output (default target/corpora; its legacy/ and
@@ -49,16 +53,17 @@ best_of_3() { # COMMAND...: the best wall time of three runs, output to /dev/nul
 corpora="${LINKSIEVE_CORPORA:-$root/target/corpora}"
 cache="${LINKSIEVE_CACHE:-$HOME/.cache/linksieve}"
 venv="$cache/spark-venv"
+profile="${LINKSIEVE_PROFILE:-pytest}"
 
 # ---------------------------------------------------------------- the binary
 if [ -n "${LINKSIEVE_BIN:-}" ]; then
     bin="$LINKSIEVE_BIN"
     [ -x "$bin" ] || die "LINKSIEVE_BIN=$bin is not an executable file"
 else
-    bin="${CARGO_TARGET_DIR:-$root/target}/release/linksieve"
+    bin="${CARGO_TARGET_DIR:-$root/target}/$profile/linksieve"
     # always: a no-op when the binary is up to date, and never a stale binary
-    say "cargo build --release -p linksieve-cli"
-    cargo build --release --locked -q -p linksieve-cli >&2
+    say "cargo build --profile $profile -p linksieve-cli"
+    cargo build --profile "$profile" --locked -q -p linksieve-cli >&2
 fi
 "$bin" identity >/dev/null 2>&1 || die "$bin has no \`identity\` subcommand (too old for the Spark driver)"
 
@@ -91,10 +96,10 @@ spark_version="$("$venv/bin/python" -c 'import pyspark; print(pyspark.__version_
 say "pyspark $spark_version ($pip_note, ${pip_secs} s), $(java -version 2>&1 | head -n1)"
 # The Python module for job G: its wheel as users install it (scripts/wheel.sh: abi3,
 # manylinux2014), built from this checkout (a no-op for cargo when it is up to date, so never a
-# stale module) with the `pytest` profile of the Python tests (the same build;
-# LINKSIEVE_PY_PROFILE=release for the users' one). It is not installed: job G ships it to the
-# executors (--wheel), so the venv must not have it.
-wheel=$(scripts/wheel.sh "${LINKSIEVE_PY_PROFILE:-pytest}" "${CARGO_TARGET_DIR:-$root/target}/wheels") \
+# stale module) with $LINKSIEVE_PROFILE (by default the `pytest` profile of the Python tests: the
+# same build). It is not installed: job G ships it to the executors (--wheel), so the venv must not
+# have it.
+wheel=$(scripts/wheel.sh "$profile" "${CARGO_TARGET_DIR:-$root/target}/wheels") \
     || die "could not build the linksieve wheel (scripts/wheel.sh)"
 "$venv/bin/python" -m pip uninstall -q -y --disable-pip-version-check linksieve >&2 2>/dev/null || true
 ! "$venv/bin/python" -c 'import linksieve' 2>/dev/null || die "the Spark venv still imports linksieve"
@@ -400,13 +405,13 @@ say "G: ok: $summary_g; == linksieve normalize | LC_ALL=C sort -u"
 # ---------------------------------------------------------------- figures
 a_line="$(summary "$tmp/A.log")"
 a_secs="$(sed -E 's/.* ([0-9.]+) s, .*/\1/' <<< "$a_line")"
-"$python" - "$n_local" "$a_secs" "$a_wall" "$local_secs" "$local1_secs" "$in_bytes" <<'EOF'
+"$python" - "$n_local" "$a_secs" "$a_wall" "$local_secs" "$local1_secs" "$in_bytes" "$profile" <<'EOF'
 import sys
 n, job, wall, loc, loc1, size = int(sys.argv[1]), *map(float, sys.argv[2:6]), int(sys.argv[6])
 print(f"spark-loopback: {n} keys from {size / 1e6:.1f} MB:\n"
       f"  cluster (2 workers x 1 core, loopback): {n / job:,.0f} keys/s in the job ({job:.2f} s, "
       f"SparkContext up), {n / wall:,.0f} keys/s for the whole spark-submit ({wall:.1f} s)\n"
-      f"  one process, linksieve run (all cores):   {n / loc:,.0f} keys/s ({loc:.2f} s, best of 3)\n"
+      f"  one process, linksieve run (all cores, profile {sys.argv[7]}): {n / loc:,.0f} keys/s ({loc:.2f} s, best of 3)\n"
       f"  one process, linksieve run -j 1:          {n / loc1:,.0f} keys/s ({loc1:.2f} s, best of 3)", file=sys.stderr)
 EOF
 say "pip: $pip_note in ${pip_secs} s"
