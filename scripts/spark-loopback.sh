@@ -405,14 +405,15 @@ say "G: ok: $summary_g; == linksieve normalize | LC_ALL=C sort -u"
 # ---------------------------------------------------------------- figures
 a_line="$(summary "$tmp/A.log")"
 a_secs="$(sed -E 's/.* ([0-9.]+) s, .*/\1/' <<< "$a_line")"
-"$python" - "$n_local" "$a_secs" "$a_wall" "$local_secs" "$local1_secs" "$in_bytes" "$profile" <<'EOF'
+"$python" - "$n_local" "$a_secs" "$a_wall" "$local_secs" "$local1_secs" "$in_bytes" "$bin" <<'EOF'
 import sys
 n, job, wall, loc, loc1, size = int(sys.argv[1]), *map(float, sys.argv[2:6]), int(sys.argv[6])
 print(f"spark-loopback: {n} keys from {size / 1e6:.1f} MB:\n"
       f"  cluster (2 workers x 1 core, loopback): {n / job:,.0f} keys/s in the job ({job:.2f} s, "
       f"SparkContext up), {n / wall:,.0f} keys/s for the whole spark-submit ({wall:.1f} s)\n"
-      f"  one process, linksieve run (all cores, profile {sys.argv[7]}): {n / loc:,.0f} keys/s ({loc:.2f} s, best of 3)\n"
-      f"  one process, linksieve run -j 1:          {n / loc1:,.0f} keys/s ({loc1:.2f} s, best of 3)", file=sys.stderr)
+      f"  one process, linksieve run (all cores):   {n / loc:,.0f} keys/s ({loc:.2f} s, best of 3)\n"
+      f"  one process, linksieve run -j 1:          {n / loc1:,.0f} keys/s ({loc1:.2f} s, best of 3)\n"
+      f"  (the binary: {sys.argv[7]})", file=sys.stderr)
 EOF
 say "pip: $pip_note in ${pip_secs} s"
 say "all checks passed"
