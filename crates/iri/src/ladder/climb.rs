@@ -3,8 +3,8 @@
 //! [`compare`](super::compare) and the pipeline's worker all key through [`climb_with`].
 
 use super::{
-    Key, KeyForm, NormalizeError, NormalizeOptions, Rung, fast, fast_text_key, forms, protocol,
-    scheme_rung, syntax, with_parsed,
+    Key, KeyForm, NormalizeError, NormalizeOptions, Rung, fast, fast_text_key, forms, fused,
+    has_rules, protocol, scheme_rung, syntax, with_parsed,
 };
 use crate::input::InputMode;
 use crate::parse::IriRef;
@@ -270,7 +270,55 @@ pub fn climb_str(
     opts: &NormalizeOptions,
     out: &mut Climb,
 ) -> Result<(), NormalizeError> {
+    if fused_climb(input, mode, opts, out) {
+        return Ok(());
+    }
     with_parsed(input, mode, opts.rung, |iri| climb(&iri, opts, out)).inspect_err(|_| {
         out.filled = 0;
     })
+}
+
+/// The climb of [`climb_str`] by the fused general path ([`fused`]): each rung's `uri` key
+/// above `string` written by one pass over the unparsed text, for a text of the shape that path
+/// takes (an ASCII absolute URI: its own reference as read, in strict and LEIRI mode alike,
+/// 3987bis 6.1), strict or LEIRI input, the `uri` form, and no crawler rules (CMP 4.4). The pass
+/// at a rung gives the general path's key at that rung (`fused/tests.rs`), which is the key the
+/// climb computes from the rung below (CMP 4: `scheme(x) = f(syntax(x))`), so the keys are the
+/// climb's. The protocol rung's learned redirects apply to its key last, as in [`climb_with`].
+/// Answers `false`, with `out` holding no key, where the shape is not covered at some rung: the
+/// general climb then runs.
+fn fused_climb(input: &str, mode: InputMode, opts: &NormalizeOptions, out: &mut Climb) -> bool {
+    let top = opts.rung;
+    if mode == InputMode::Web
+        || opts.form != KeyForm::Uri
+        || top == Rung::String
+        || (top == Rung::Protocol && has_rules(opts))
+    {
+        return false;
+    }
+    out.reset(KeyForm::Uri);
+    out.push(input);
+    // the `iri` and `surt` forms' buffer, unused in the `uri` form: the pass's output
+    let mut key = std::mem::take(&mut out.formed);
+    let mut covered = true;
+    for rung in [Rung::Syntax, Rung::Scheme, Rung::Protocol] {
+        if rung > top {
+            break;
+        }
+        key.clear();
+        if !fused::rewrite(input, rung, opts.nfc, &mut key) {
+            covered = false;
+            break;
+        }
+        let to = (rung == Rung::Protocol)
+            .then(|| opts.redirects.as_ref()?.get(&key))
+            .flatten();
+        out.push(to.unwrap_or(&key));
+    }
+    key.clear();
+    out.formed = key;
+    if !covered {
+        out.filled = 0;
+    }
+    covered
 }

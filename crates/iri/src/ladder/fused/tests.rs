@@ -19,6 +19,30 @@ fn old_key(
     with_parsed(input, mode, opts.rung, |iri| normalize(&iri, opts))
 }
 
+/// [`climb_str`] (the fused climb where it covers `input`) against the climb of the parsed
+/// reference (the general climb): the same key at every rung, the same changes, the same top
+/// key, or the same error.
+fn check_climb(input: &str, mode: InputMode, opts: &NormalizeOptions) {
+    let (mut got, mut want) = (Climb::default(), Climb::default());
+    let r_got = climb_str(input, mode, opts, &mut got);
+    let r_want = with_parsed(input, mode, opts.rung, |iri| climb(&iri, opts, &mut want));
+    let at = format!(
+        "{input:?} {mode:?} {} {} nfc {}",
+        opts.rung, opts.form, opts.nfc
+    );
+    assert_eq!(r_got, r_want, "{at}");
+    assert_eq!(got.rung(), want.rung(), "{at}");
+    for rung in Rung::ALL {
+        assert_eq!(got.key(rung), want.key(rung), "{at}: key at {rung}");
+        assert_eq!(
+            got.changed(rung),
+            want.changed(rung),
+            "{at}: changed at {rung}"
+        );
+    }
+    assert_eq!(got.top(), want.top(), "{at}");
+}
+
 /// Checks `input` at every rung, form, mode and NFC setting.
 fn check(input: &str, all_forms: bool) {
     for nfc in [false, true] {
@@ -58,6 +82,7 @@ fn check(input: &str, all_forms: bool) {
                         Err(_) => assert_eq!(buf, "k=", "{input:?}"),
                     }
                     assert_eq!(into.err(), want.err());
+                    check_climb(input, mode, &opts);
                 }
             }
         }
@@ -130,6 +155,7 @@ fn redirects_apply_to_fused_keys() {
         let mut buf = String::new();
         normalize_str_into(s, InputMode::Strict, &opts, &mut buf).unwrap();
         assert_eq!(Ok(buf), want, "{s}");
+        check_climb(s, InputMode::Strict, &opts);
     }
 }
 
