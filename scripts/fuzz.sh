@@ -56,7 +56,7 @@ fi
 san=${FUZZ_SANITIZER:-none}
 triple=$(rustc -vV | sed -n 's/^host: //p')
 export RUSTC_BOOTSTRAP=1
-echo "== building every target (release, debug assertions on, sanitizer: $san)" >&2
+echo "== building ${*:-every target} (release, debug assertions on, sanitizer: $san)" >&2
 # The targets named (all of them when none is), the pipeline and differential targets with
 # crates/pipeline: a target that does not build fails the run rather than being left out.
 build=(nice -n 10 cargo fuzz build --sanitizer "$san" --features pipeline)

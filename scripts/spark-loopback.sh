@@ -60,7 +60,9 @@ if [ -n "${LINKSIEVE_BIN:-}" ]; then
     bin="$LINKSIEVE_BIN"
     [ -x "$bin" ] || die "LINKSIEVE_BIN=$bin is not an executable file"
 else
-    bin="${CARGO_TARGET_DIR:-$root/target}/$profile/linksieve"
+    dir=$profile
+    [ "$profile" != dev ] || dir=debug # cargo writes the `dev` profile's build under debug/
+    bin="${CARGO_TARGET_DIR:-$root/target}/$dir/linksieve"
     # always: a no-op when the binary is up to date, and never a stale binary
     say "cargo build --profile $profile -p linksieve-cli"
     cargo build --profile "$profile" --locked -q -p linksieve-cli >&2

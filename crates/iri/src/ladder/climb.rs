@@ -1,6 +1,7 @@
 //! The climb: the keys of one reference at every rung up to the one asked for, each computed
 //! from the key of the rung below (CMP 4: `scheme(x) = f(syntax(x))`). [`normalize`](super::normalize),
-//! [`compare`](super::compare) and the pipeline's worker all key through [`climb_with`].
+//! [`compare`](super::compare) and the pipeline's worker all key through [`climb_with`]; the
+//! worker's [`climb_str`] first tries the fused one-pass path, rung by rung ([`fused_climb`]).
 
 use super::{
     Key, KeyForm, NormalizeError, NormalizeOptions, Rung, fast, fast_text_key, forms, fused,
