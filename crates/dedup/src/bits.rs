@@ -291,10 +291,16 @@ impl StagedBits {
     /// ```
     /// use linksieve_dedup::{Fingerprint, StagedBits};
     /// let mut bits = StagedBits::new(64, 1024, 10, 7);
-    /// let fps: Vec<Fingerprint> = (0..8u64).map(|i| Fingerprint::of(&i.to_le_bytes())).collect();
-    /// let words = fps.iter().fold(0, |a, &fp| a ^ bits.touch(fp));
-    /// std::hint::black_box(words);
-    /// assert!(fps.iter().all(|&fp| bits.insert_tagged(fp, 1)));
+    /// // 200 keys: the small stage, then the large one
+    /// let fps: Vec<Fingerprint> = (0..200u64).map(|i| Fingerprint::of(&i.to_le_bytes())).collect();
+    /// for batch in fps.chunks(8) {
+    ///     std::hint::black_box(batch.iter().fold(0, |a, &fp| a ^ bits.touch(fp)));
+    ///     for &fp in batch {
+    ///         bits.insert_tagged(fp, 1);
+    ///     }
+    /// }
+    /// // a touch changes no answer: every key inserted is seen
+    /// assert!(fps.iter().all(|&fp| !bits.insert_tagged(fp, 1)));
     /// ```
     #[inline]
     pub fn touch(&self, fp: Fingerprint) -> u64 {

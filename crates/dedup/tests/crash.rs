@@ -398,6 +398,10 @@ fn kill_9_then_rerun_with_abandoned_new_writes_every_key_once() {
         assert_eq!(emitted.len(), emitted_set.len(), "a key written twice");
         if emitted.is_empty() {
             assert_eq!(
+                in_store, unique,
+                "the rerun wrote nothing, the store lacks keys"
+            );
+            assert_eq!(
                 printed, unique,
                 "the rerun wrote nothing after an unfinished run"
             );

@@ -5,7 +5,7 @@
 
 use super::{
     Key, KeyForm, NormalizeError, NormalizeOptions, Rung, fast, fast_text_key, forms, fused,
-    has_rules, protocol, scheme_rung, syntax, with_parsed,
+    protocol, scheme_rung, syntax, with_parsed,
 };
 use crate::input::InputMode;
 use crate::parse::IriRef;
@@ -290,11 +290,7 @@ pub fn climb_str(
 /// general climb then runs.
 fn fused_climb(input: &str, mode: InputMode, opts: &NormalizeOptions, out: &mut Climb) -> bool {
     let top = opts.rung;
-    if mode == InputMode::Web
-        || opts.form != KeyForm::Uri
-        || top == Rung::String
-        || (top == Rung::Protocol && has_rules(opts))
-    {
+    if !fused::covers(mode, opts) {
         return false;
     }
     out.reset(KeyForm::Uri);

@@ -29,19 +29,14 @@ pub(super) fn key_into(
     opts: &NormalizeOptions,
     out: &mut String,
 ) -> bool {
-    let protocol = opts.rung == Rung::Protocol;
-    if mode == InputMode::Web
-        || opts.form != KeyForm::Uri
-        || opts.rung == Rung::String
-        || (protocol && has_rules(opts))
-    {
+    if !covers(mode, opts) {
         return false;
     }
     let start = out.len();
     if !rewrite(input, opts.rung, opts.nfc, out) {
         return false;
     }
-    let to = protocol
+    let to = (opts.rung == Rung::Protocol)
         .then(|| opts.redirects.as_ref()?.get(&out[start..]))
         .flatten();
     if let Some(to) = to {
@@ -50,6 +45,16 @@ pub(super) fn key_into(
         out.push_str(&to);
     }
     true
+}
+
+/// Whether the fused path may key links read in `mode` with `opts` (then [`rewrite`] decides by
+/// the text): strict or LEIRI input, the `uri` form, a rung above `string`, and no crawler rules
+/// at the protocol rung (CMP 4.4).
+pub(super) fn covers(mode: InputMode, opts: &NormalizeOptions) -> bool {
+    mode != InputMode::Web
+        && opts.form == KeyForm::Uri
+        && opts.rung != Rung::String
+        && !(opts.rung == Rung::Protocol && has_rules(opts))
 }
 
 /// Appends the `uri` key at `rung` (syntax, scheme or protocol; without crawler rules and

@@ -23,6 +23,8 @@ pub(super) struct Sink<'a> {
     /// Syncs a durable set once what it answered is delivered.
     pub(super) recorder: Recorder,
     pub(super) lower: linksieve_dedup::StagedBits,
+    /// How many of [`LOWER_RUNGS`] lie below the chosen rung (the filter's tags in use).
+    lower_rungs: usize,
     /// Where finished chunks' buffers go back to the jobs.
     pub(super) spares: Spares,
     /// The most spares pooled (the chunks in flight; 1 with one thread).
@@ -77,6 +79,7 @@ impl<'a> Sink<'a> {
             printer: Printer::new(out, opts.format, opts.counts),
             recorder: Recorder::new(policy),
             lower,
+            lower_rungs: rungs,
             spares: unbounded(),
             spare_limit: 1,
             ordered: Ordered::default(),
@@ -264,13 +267,9 @@ impl<'a> Sink<'a> {
     /// returns the end of the items touched.
     fn touch(&self, items: &[Item], from: usize) -> usize {
         let end = items.len().min(from + TOUCH_AHEAD);
-        let rungs = LOWER_RUNGS
-            .iter()
-            .take_while(|&&r| r < self.opts.keying.ladder.rung)
-            .count();
         let mut words = 0;
         for item in &items[from..end] {
-            for &fp in &item.lower[..rungs] {
+            for &fp in &item.lower[..self.lower_rungs] {
                 words ^= self.lower.touch(Fingerprint(fp));
             }
         }
