@@ -15,10 +15,17 @@
 #      shipped to the executors with --wheel, not installed) on a URL list ==
 #      `linksieve normalize < LIST | LC_ALL=C sort -u`, and the same count of lines without a key
 #
+# A is a `spark-submit linksieve_spark.py` as users run it; B-G run one after the other in one
+# more application (tests/spark/jobs.py calls each driver's main), which saves the start-up of
+# five applications (a driver and two executor JVMs each).
+#
 # Prints the keys/s of the cluster job and of one `linksieve run` process, then stops every
 # process it started, by pid, and checks that no JVM or Python worker of this run is left.
 #
-#   usage: scripts/spark-loopback.sh
+#   usage: scripts/spark-loopback.sh [--prepare]
+#
+# --prepare: only install what the test needs (Java, the venv with pyspark, pyarrow and pandas)
+# and stop (scripts/prepare.sh --spark).
 #
 # LINKSIEVE_PROFILE  the cargo profile of the binary and of job G's wheel (default pytest: optimized,
 #                    without the link-time optimization of a release, so it builds in a fraction of
@@ -55,8 +62,17 @@ cache="${LINKSIEVE_CACHE:-$HOME/.cache/linksieve}"
 venv="$cache/spark-venv"
 profile="${LINKSIEVE_PROFILE:-pytest}"
 
+prepare_only=0
+case "${1:-}" in
+    "") ;;
+    --prepare) prepare_only=1 ;;
+    *) echo "usage: scripts/spark-loopback.sh [--prepare]" >&2; exit 2 ;;
+esac
+
 # ---------------------------------------------------------------- the binary
-if [ -n "${LINKSIEVE_BIN:-}" ]; then
+if [ "$prepare_only" = 1 ]; then
+    :
+elif [ -n "${LINKSIEVE_BIN:-}" ]; then
     bin="$LINKSIEVE_BIN"
     [ -x "$bin" ] || die "LINKSIEVE_BIN=$bin is not an executable file"
 else
@@ -67,7 +83,8 @@ else
     say "cargo build --profile $profile -p linksieve-cli"
     cargo build --profile "$profile" --locked -q -p linksieve-cli >&2
 fi
-"$bin" identity >/dev/null 2>&1 || die "$bin has no \`identity\` subcommand (too old for the Spark driver)"
+[ "$prepare_only" = 1 ] || "$bin" identity >/dev/null 2>&1 \
+    || die "$bin has no \`identity\` subcommand (too old for the Spark driver)"
 
 # ---------------------------------------------------------------- Java and pyspark
 if ! command -v java >/dev/null 2>&1; then
@@ -92,7 +109,11 @@ else
     echo "$pyspark_req" > "$venv/.pyspark-ok"
     pip_note="installed"
 fi
+# (PySpark's mapInArrow also checks for pandas, though the job makes no DataFrame of it)
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "pyarrow==26.0.1" \
+    "pandas==2.3.3" >&2
 pip_secs=$(elapsed "$t_pip")
+[ "$prepare_only" = 0 ] || { say "prepared: java and $venv ($pip_note, ${pip_secs} s)"; exit 0; }
 spark_home="$("$venv/bin/python" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')"
 spark_version="$("$venv/bin/python" -c 'import pyspark; print(pyspark.__version__)')"
 say "pyspark $spark_version ($pip_note, ${pip_secs} s), $(java -version 2>&1 | head -n1)"
@@ -105,9 +126,6 @@ wheel=$(scripts/wheel.sh "$profile" "${CARGO_TARGET_DIR:-$root/target}/wheels") 
     || die "could not build the linksieve wheel (scripts/wheel.sh)"
 "$venv/bin/python" -m pip uninstall -q -y --disable-pip-version-check linksieve >&2 2>/dev/null || true
 ! "$venv/bin/python" -c 'import linksieve' 2>/dev/null || die "the Spark venv still imports linksieve"
-# (PySpark's mapInArrow also checks for pandas, though the job makes no DataFrame of it)
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "pyarrow==26.0.1" \
-    "pandas==2.3.3" >&2
 
 # ---------------------------------------------------------------- processes and cleanup
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/linksieve-spark.XXXXXX")"
@@ -308,12 +326,43 @@ print(f"spark-loopback: A: {remote} shuffle bytes fetched over TCP; tasks ran on
 sys.exit(0 if remote > 0 and len(execs) >= 2 else 1)
 EOF
 
+# B-G: one application (tests/spark/jobs.py), the jobs one after the other in one session; each
+# job's stderr in $tmp/NAME.log, its exit status in $tmp/NAME.log.rc. F's task must fail at once
+# (no retries), so none of them is retried: a flaky task fails the test instead of hiding.
+plan=()
+add_job() { # NAME DRIVER ARGS...
+    plan+=("$("$python" -c 'import json, sys
+n, d, log, *argv = sys.argv[1:]
+print(json.dumps({"name": n, "driver": d, "log": log, "argv": argv}))' "$1" "$2" "$tmp/$1.log" "${@:3}")")
+}
+add_job B linksieve_spark --input "$(join "${full[@]}")" --out "$tmp/out/B" --partitions 4 --tsv
+add_job C linksieve_spark --input "$(join "${subset[@]}")" --out "$tmp/out/C" --seen "$tmp/seen"
+add_job D linksieve_spark --input "$(join "${full[@]}")" --out "$tmp/out/D" --seen "$tmp/seen" \
+    --partitions 4
+add_job E linksieve_spark --input "$(join "${subset[@]}")" --out "$tmp/out/E" --seen "$tmp/seen" \
+    --level syntax
+head -c 20000 "$tmp/in/gen/apache_logs.log.gz" > "$tmp/in/truncated.gz"
+add_job F linksieve_spark --input "$tmp/in/truncated.gz,$data/url-list-kasztp.txt" --out "$tmp/out/F"
+list="$data/url-list-kasztp-non-normal.txt"
+add_job G linksieve_arrow --input "$list" --out "$tmp/out/G" --partitions 3 --level protocol \
+    --wheel "$wheel"
+printf '%s\n' "${plan[@]}" | "$python" -c 'import json, sys
+json.dump([json.loads(l) for l in sys.stdin], open(sys.argv[1], "w"))' "$tmp/plan.json"
+say "B-G: jobs B, C, D, E, F, G in one application (tests/spark/jobs.py)"
+submit_conf=(--conf spark.task.maxFailures=1 --conf spark.files.openCostInBytes=0)
+job="$root/tests/spark/jobs.py" submit "$tmp/jobs.log" --drivers "$root/integrations/spark" \
+    "$tmp/plan.json" || { tail -n 40 "$tmp/jobs.log" >&2; die "the application of jobs B-G failed"; }
+submit_conf=()
+status_of() { cat "$tmp/$1.log.rc" 2>/dev/null || echo "none"; }
+ran_ok() { # NAME: the job exited 0, else its log and a failure
+    [ "$(status_of "$1")" = 0 ] || { tail -n 40 "$tmp/$1.log" >&2; die "job $1 failed (exit status $(status_of "$1"))"; }
+}
+
 say "B: the whole set on the cluster (--tsv)"
-submit "$tmp/B.log" --input "$(join "${full[@]}")" --out "$tmp/out/B" --partitions 4 --tsv \
-    || { tail -n 40 "$tmp/B.log" >&2; die "job B failed"; }
+ran_ok B
 cat_out "$tmp/out/B" > "$tmp/B.tsv"
 "$python" - "$tmp/B.tsv" "$tmp/local.pairs" "$data/url-list-kasztp.txt" "$tmp" <<'EOF' || die "B: TSV checks failed"
-import re, sys
+import bisect, re, sys
 path, pairs_path, kasztp, tmp = sys.argv[1:]
 un = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
 def unescape(s):
@@ -332,6 +381,8 @@ warc = [r for r in rows if r[3].startswith("http://warc.example/")]
 assert warc, "no row with a WARC-Target-URI provenance"
 # Rows from the (plain UTF-8) kasztp list: LINE:OFFSET point at the original text in the file.
 data = open(kasztp, "rb").read()
+# the offset of each line feed: the line of an offset is one more than the feeds before it
+feeds = [m.start() for m in re.finditer(b"\n", data)]
 mine = [r for r in rows if r[3].rsplit(":", 2)[0] in ("file:" + kasztp, kasztp)]
 assert mine, "no row with the kasztp file as provenance"
 for r in mine:
@@ -339,19 +390,17 @@ for r in mine:
     orig = unescape(r[2]).encode("utf-8")
     off, line = int(off), int(line)
     assert data[off:off + len(orig)] == orig, f"offset {off} does not hold {orig[:60]!r}"
-    assert data.count(b"\n", 0, off) + 1 == line, f"line {line} wrong for offset {off}"
+    assert bisect.bisect_left(feeds, off) + 1 == line, f"line {line} wrong for offset {off}"
 print(f"spark-loopback: B: ok: {len(rows)} rows, 4 escaped fields, (key, canonical) == local TSV, "
       f"{len(warc)} WARC-Target-URI provenances, {len(mine)} file:LINE:OFFSET checked in the file",
       file=sys.stderr)
 EOF
 
 say "C, D: --seen: a subset first, then the whole set"
-submit "$tmp/C.log" --input "$(join "${subset[@]}")" --out "$tmp/out/C" --seen "$tmp/seen" \
-    || { tail -n 40 "$tmp/C.log" >&2; die "job C failed"; }
+ran_ok C
 summary "$tmp/C.log" >&2
 [ -f "$tmp/seen/_linksieve_identity.json" ] || die "C: no identity file in the seen set"
-submit "$tmp/D.log" --input "$(join "${full[@]}")" --out "$tmp/out/D" --seen "$tmp/seen" --partitions 4 \
-    || { tail -n 40 "$tmp/D.log" >&2; die "job D failed"; }
+ran_ok D
 summary "$tmp/D.log" >&2
 cat_out "$tmp/out/C" > "$tmp/C.keys"
 cat_out "$tmp/out/D" > "$tmp/D.keys"
@@ -364,28 +413,20 @@ LC_ALL=C sort -m "$tmp/C.keys" "$tmp/D.keys" | cmp -s - "$tmp/local.sorted" \
 say "C, D: ok: $(wc -l < "$tmp/C.keys") + $(wc -l < "$tmp/D.keys") keys, disjoint, union == one machine"
 
 say "E: the same seen set with --level syntax must be refused"
-rc=0
-submit "$tmp/E.log" --input "$(join "${subset[@]}")" --out "$tmp/out/E" --seen "$tmp/seen" --level syntax || rc=$?
+rc=$(status_of E)
 [ "$rc" = 3 ] || { tail -n 20 "$tmp/E.log" >&2; die "E: exit status $rc, not 3"; }
 [ ! -e "$tmp/out/E" ] || die "E: output written although refused"
 grep -q 'refusing --seen' "$tmp/E.log" || die "E: no clear error"
 say "E: ok: $(grep -o 'refusing --seen.*' "$tmp/E.log" | cut -c1-160)"
 
 say "F: a corrupt .gz among the inputs must fail the job"
-head -c 20000 "$tmp/in/gen/apache_logs.log.gz" > "$tmp/in/truncated.gz"
-rc=0
-submit_conf=(--conf spark.task.maxFailures=1)
-submit "$tmp/F.log" --input "$tmp/in/truncated.gz,$data/url-list-kasztp.txt" --out "$tmp/out/F" || rc=$?
-submit_conf=()
-[ "$rc" != 0 ] || die "F: the job succeeded on a corrupt input"
+rc=$(status_of F)
+[ "$rc" != 0 ] && [ "$rc" != none ] || die "F: the job succeeded on a corrupt input (or did not run)"
 grep -q 'linksieve exited with status' "$tmp/F.log" || { tail -n 20 "$tmp/F.log" >&2; die "F: no linksieve status in the error"; }
 say "F: ok: exit status $rc, task error: $(grep -o 'linksieve exited with status [0-9]*' "$tmp/F.log" | head -n1)"
 
 say "G: linksieve_arrow.py (the Python module through mapInArrow, its wheel shipped with the job) on a URL list"
-list="$data/url-list-kasztp-non-normal.txt"
-job="$root/integrations/spark/linksieve_arrow.py" submit "$tmp/G.log" --input "$list" \
-    --out "$tmp/out/G" --partitions 3 --level protocol --wheel "$wheel" \
-    || { tail -n 40 "$tmp/G.log" >&2; die "job G failed"; }
+ran_ok G
 summary_g="$(grep '^linksieve_arrow:' "$tmp/G.log" | tail -n1)"
 cat_out "$tmp/out/G" > "$tmp/G.keys"
 # normalize reads the list on stdin and exits 1 when it rejects a line: 0 and 1 are fine here

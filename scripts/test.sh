@@ -11,14 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export LINKSIEVE_CORPORA="${LINKSIEVE_CORPORA:-$PWD/target/corpora}"
-if [ ! -e "$LINKSIEVE_CORPORA/.done/legacy" ] || [ ! -e "$LINKSIEVE_CORPORA/.done/linux-doc" ] \
-    || [ ! -e "$LINKSIEVE_CORPORA/.done/html-docs" ]; then
-    if ! apt-cache policy linux-source-6.1 2>/dev/null | grep -q Candidate; then
-        echo "test.sh: apt-get update (needed once by fetch-corpora.sh)" >&2
-        apt-get update -qq >&2 || sudo apt-get update -qq >&2
-    fi
-    scripts/fetch-corpora.sh "$LINKSIEVE_CORPORA"
-fi
+# the corpora and the venvs (a no-op when they are there)
+scripts/prepare.sh
 # Tests that need what a clone lacks (the corpora, a redis-server, root for a tmpfs) are
 # #[ignore]d with the reason, so that a plain `cargo test` passes in a fresh clone; they run here.
 # The child processes that some tests start (crash_child, redis_child, tls_child) stay ignored.

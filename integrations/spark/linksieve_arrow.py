@@ -97,7 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, spark=None) -> int:
+    """The job with the arguments ``argv`` (default: the command line). ``spark``: a session to
+    run it in, which is left running; by default the job makes its own and stops it."""
     args = build_parser().parse_args(argv)
     if args.partitions is not None and not 1 <= args.partitions <= 100_000:
         print("linksieve_arrow: --partitions must be 1 to 100000", file=sys.stderr)
@@ -110,14 +112,15 @@ def main(argv: list[str] | None = None) -> int:
         scratch = tempfile.mkdtemp(prefix="linksieve-arrow-")
         use_wheel(args.wheel, scratch)
     try:
-        return run(args)
+        return run(args, spark)
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def run(args: argparse.Namespace) -> int:
-    """The job, with its arguments checked."""
+def run(args: argparse.Namespace, spark=None) -> int:
+    """The job, with its arguments checked, in ``spark`` (left running) or in a session of its
+    own."""
     import linksieve
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
@@ -130,7 +133,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"linksieve_arrow: {e}", file=sys.stderr)
         return EXIT_USAGE
-    spark = SparkSession.builder.appName("linksieve_arrow").getOrCreate()
+    own = spark is None
+    if own:
+        spark = SparkSession.builder.appName("linksieve_arrow").getOrCreate()
     wheel = None
     if args.wheel:
         spark.sparkContext.addFile(os.path.abspath(args.wheel))
@@ -153,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"linksieve_arrow: job failed: {e}", file=sys.stderr)
         return 1
     finally:
-        spark.stop()
+        if own:
+            spark.stop()
     print(f"linksieve_arrow: {total} lines, {n_keys} keys, {rejected} lines without a key",
           file=sys.stderr)
     return 0

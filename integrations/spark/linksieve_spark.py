@@ -381,7 +381,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, spark=None) -> int:
+    """The job with the arguments ``argv`` (default: the command line). ``spark``: a session to
+    run it in, which is left running (several jobs in one application; the loopback test does
+    that); by default the job makes its own and stops it."""
     args = build_parser().parse_args(argv)
     if args.partitions is not None and args.partitions < 1:
         print("linksieve_spark: --partitions must be at least 1", file=sys.stderr)
@@ -396,13 +399,16 @@ def main(argv: list[str] | None = None) -> int:
 
     from pyspark import SparkConf
 
-    builder = SparkSession.builder.appName("linksieve")
-    if args.partitions and not SparkConf().contains("spark.files.openCostInBytes"):
-        # binaryFiles packs files into splits of max(openCost, total / partitions) bytes, counting
-        # every file as openCost (4 MiB) more than it is: a few hundred small files would make
-        # one partition whatever --partitions says. At 0, --partitions means what it says.
-        builder = builder.config("spark.files.openCostInBytes", "0")
-    spark = builder.getOrCreate()
+    own = spark is None
+    if own:
+        builder = SparkSession.builder.appName("linksieve")
+        if args.partitions and not SparkConf().contains("spark.files.openCostInBytes"):
+            # binaryFiles packs files into splits of max(openCost, total / partitions) bytes,
+            # counting every file as openCost (4 MiB) more than it is: a few hundred small files
+            # would make one partition whatever --partitions says. At 0, --partitions means
+            # what it says.
+            builder = builder.config("spark.files.openCostInBytes", "0")
+        spark = builder.getOrCreate()
     sc = spark.sparkContext
     try:
         start = time.monotonic()
@@ -504,7 +510,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"linksieve_spark: job failed: {e}".splitlines()[0][:2000], file=sys.stderr)
         raise
     finally:
-        spark.stop()
+        if own:
+            spark.stop()
 
 
 if __name__ == "__main__":
