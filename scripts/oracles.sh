@@ -4,7 +4,8 @@
 # libraries the profiles reproduce: w3lib, urlcanon, surt) and a real client (wget
 # crawling a server the test starts on 127.0.0.1 and stops; the HTML test crawls the Debian
 # documentation of scripts/fetch-corpora.sh, found through LINKSIEVE_CORPORA). Builds a venv
-# under target/ from tests/oracles/requirements.txt and the debug binary, then runs pytest.
+# under target/ from tests/oracles/requirements.txt and the debug binary, then runs pytest on
+# as many pytest-xdist workers as there are cores (`-n auto`; `-n 0` among the args: one process).
 #
 #   scripts/oracles.sh [pytest args]
 #
@@ -22,4 +23,4 @@ if ! command -v wget >/dev/null; then
 fi
 scripts/venv.sh "$venv" "$req"
 cargo build --locked -q -p linksieve-cli
-LINKSIEVE_BIN="$target_dir/debug/linksieve" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/oracles "$@"
+LINKSIEVE_BIN="$target_dir/debug/linksieve" "$venv/bin/python" -m pytest -q -p no:cacheprovider -n auto tests/oracles "$@"

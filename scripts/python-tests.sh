@@ -7,7 +7,8 @@
 # oracle), then runs pytest with no Rust toolchain on PATH (the wheel is all the module needs):
 # the API against the CLI and xxhash, pyarrow in and out, the GIL released, the seen-sets
 # against a Python set and a kill, the type stubs (mypy), every docstring example, Scrapy's
-# fingerprints and a real Scrapy crawl of a server on 127.0.0.1.
+# fingerprints and a real Scrapy crawl of a server on 127.0.0.1. The tests run on as many
+# pytest-xdist workers as there are cores (`-n auto`; `-n 0` among the args: one process).
 #
 #   scripts/python-tests.sh [pytest args]
 #
@@ -33,4 +34,4 @@ if env PATH="$no_rust" sh -c "command -v cargo || command -v rustc" >/dev/null; 
     exit 1
 fi
 PATH="$venv/bin:$no_rust" LINKSIEVE_BIN="$target_dir/debug/linksieve" LINKSIEVE_WHEEL="$wheel" \
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/python "$@"
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider -n auto tests/python "$@"
