@@ -14,7 +14,7 @@ runs="${2:-3}"
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 venv="$target_dir/profile-bench-venv"
 req=benches/profiles/requirements.txt
-scripts/venv.sh "$venv" "$req"
+scripts/venv.sh "$venv" "$req" > /dev/null
 cargo build --release --locked -q -p linksieve-benches --bin profile_bench
 "$venv/bin/python" benches/profiles/bench.py --bench "$target_dir/release/profile_bench" \
     --urls "$urls" --runs "$runs"

@@ -15,7 +15,7 @@ runs="${2:-5}"
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 venv="$target_dir/python-bench-venv"
 req=benches/python/requirements.txt
-scripts/venv.sh "$venv" "$req"
+scripts/venv.sh "$venv" "$req" > /dev/null
 wheel=$(scripts/wheel.sh release "$target_dir/wheels")
 "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall "$wheel"
 "$venv/bin/python" benches/python/bench.py --urls "$urls" --runs "$runs"

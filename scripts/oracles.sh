@@ -15,12 +15,10 @@ cd "$(dirname "$0")/.."
 # the corpora of scripts/fetch-corpora.sh, where scripts/test.sh builds them
 export LINKSIEVE_CORPORA="${LINKSIEVE_CORPORA:-$PWD/target/corpora}"
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
-venv="${LINKSIEVE_ORACLE_VENV:-$target_dir/oracle-venv}"
-req=tests/oracles/requirements.txt
 if ! command -v wget >/dev/null; then
     echo "oracles.sh: installing wget" >&2
     { apt-get update -qq && apt-get install -y -qq wget; } >&2 || { echo "oracles.sh: wget is needed" >&2; exit 2; }
 fi
-scripts/venv.sh "$venv" "$req"
+venv=$(scripts/venv.sh oracle)
 cargo build --locked -q -p linksieve-cli
 LINKSIEVE_BIN="$target_dir/debug/linksieve" "$venv/bin/python" -m pytest -q -p no:cacheprovider -n auto tests/oracles "$@"

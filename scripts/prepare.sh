@@ -12,7 +12,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export LINKSIEVE_CORPORA="${LINKSIEVE_CORPORA:-$PWD/target/corpora}"
-target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 if [ ! -e "$LINKSIEVE_CORPORA/.done/legacy" ] || [ ! -e "$LINKSIEVE_CORPORA/.done/linux-doc" ] \
     || [ ! -e "$LINKSIEVE_CORPORA/.done/html-docs" ]; then
     if ! apt-cache policy linux-source-6.1 2>/dev/null | grep -q Candidate; then
@@ -21,9 +20,7 @@ if [ ! -e "$LINKSIEVE_CORPORA/.done/legacy" ] || [ ! -e "$LINKSIEVE_CORPORA/.don
     fi
     scripts/fetch-corpora.sh "$LINKSIEVE_CORPORA"
 fi
-scripts/venv.sh "${LINKSIEVE_ORACLE_VENV:-$target_dir/oracle-venv}" tests/oracles/requirements.txt
-scripts/venv.sh "${LINKSIEVE_PY_VENV:-$target_dir/python-venv}" tests/python/requirements.txt
-scripts/venv.sh "${LINKSIEVE_WHEEL_VENV:-$target_dir/wheel-venv}" scripts/wheel-requirements.txt
+for v in oracle python wheel; do scripts/venv.sh "$v" > /dev/null; done
 if [ "${1:-}" = --spark ]; then
     scripts/spark-loopback.sh --prepare
 fi

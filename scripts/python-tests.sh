@@ -17,9 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
-venv="${LINKSIEVE_PY_VENV:-$target_dir/python-venv}"
-req=tests/python/requirements.txt
-scripts/venv.sh "$venv" "$req"
+venv=$(scripts/venv.sh python)
 wheel=$(scripts/wheel.sh "${LINKSIEVE_PY_PROFILE:-pytest}" "$target_dir/wheels")
 "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --force-reinstall "$wheel"
 cargo build --locked -q -p linksieve-cli

@@ -20,8 +20,7 @@ case "$profile" in
     release | pytest) ;;
     *) echo "usage: scripts/wheel.sh [release|pytest] [OUT_DIR]" >&2; exit 2 ;;
 esac
-venv="${LINKSIEVE_WHEEL_VENV:-$target_dir/wheel-venv}"
-scripts/venv.sh "$venv" scripts/wheel-requirements.txt
+venv=$(scripts/venv.sh wheel)
 mkdir -p "$out"
 rm -f "$out"/linksieve-*.whl
 # maturin finds zig (python -m ziglang) in its own venv

@@ -278,10 +278,15 @@ fn fast_text_key<'a>(
 /// The key of `s`, which is already normal: `s` itself or, at the protocol rung, the target of
 /// a learned redirect.
 fn own_key<'a>(s: &'a str, opts: &'a NormalizeOptions) -> &'a str {
-    let to = (opts.rung == Rung::Protocol)
-        .then(|| opts.redirects.as_ref()?.get(s))
-        .flatten();
-    to.unwrap_or(s)
+    redirected(s, opts).unwrap_or(s)
+}
+
+/// The target of a learned redirect (CMP 4.4) of `key`, a key at `opts.rung` without
+/// redirects, where that rung is the protocol rung and one was learned.
+fn redirected<'a>(key: &str, opts: &'a NormalizeOptions) -> Option<&'a str> {
+    (opts.rung == Rung::Protocol)
+        .then(|| opts.redirects.as_ref()?.get(key))
+        .flatten()
 }
 
 /// Reads `input` in `mode` (3987bis 6) and returns its key, as [`normalize`] does. Strict and

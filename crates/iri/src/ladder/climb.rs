@@ -5,7 +5,7 @@
 
 use super::{
     Key, KeyForm, NormalizeError, NormalizeOptions, Rung, fast, fast_text_key, forms, fused,
-    protocol, scheme_rung, syntax, with_parsed,
+    protocol, redirected, scheme_rung, syntax, with_parsed,
 };
 use crate::input::InputMode;
 use crate::parse::IriRef;
@@ -307,9 +307,12 @@ fn fused_climb(input: &str, mode: InputMode, opts: &NormalizeOptions, out: &mut 
             covered = false;
             break;
         }
-        let to = (rung == Rung::Protocol)
-            .then(|| opts.redirects.as_ref()?.get(&key))
-            .flatten();
+        // the top rung's key only (redirects apply at protocol, the highest rung)
+        let to = if rung == top {
+            redirected(&key, opts)
+        } else {
+            None
+        };
         out.push(to.unwrap_or(&key));
     }
     key.clear();

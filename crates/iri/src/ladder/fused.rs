@@ -12,7 +12,7 @@
 //! (tested on every URL of the kasztp lists, on every vector and on generated IRIs).
 
 use super::pct::{hex_val, is_unreserved, push_pct};
-use super::{KeyForm, NormalizeOptions, Rung, has_rules};
+use super::{KeyForm, NormalizeOptions, Rung, has_rules, redirected};
 use crate::chars::{COLON_AT, SCHEME, SUB_DELIM, UNRESERVED};
 use crate::input::InputMode;
 use crate::resolve::dot_kind;
@@ -36,13 +36,9 @@ pub(super) fn key_into(
     if !rewrite(input, opts.rung, opts.nfc, out) {
         return false;
     }
-    let to = (opts.rung == Rung::Protocol)
-        .then(|| opts.redirects.as_ref()?.get(&out[start..]))
-        .flatten();
-    if let Some(to) = to {
-        let to = to.to_owned();
+    if let Some(to) = redirected(&out[start..], opts) {
         out.truncate(start);
-        out.push_str(&to);
+        out.push_str(to);
     }
     true
 }

@@ -23,7 +23,8 @@ pub(super) struct Sink<'a> {
     /// Syncs a durable set once what it answered is delivered.
     pub(super) recorder: Recorder,
     pub(super) lower: linksieve_dedup::StagedBits,
-    /// How many of [`LOWER_RUNGS`] lie below the chosen rung (the filter's tags in use).
+    /// How many of [`LOWER_RUNGS`] lie below the chosen rung (the filter's tags in use): the
+    /// rungs that [`Sink::account`] and [`Sink::touch`] look at.
     lower_rungs: usize,
     /// Where finished chunks' buffers go back to the jobs.
     pub(super) spares: Spares,
@@ -280,10 +281,7 @@ impl<'a> Sink<'a> {
     pub(super) fn account(&mut self, c: &ChunkOut, item: &Item, new: bool) {
         let chosen = self.opts.keying.ladder.rung;
         let mut caught = None;
-        for (i, rung) in LOWER_RUNGS.into_iter().enumerate() {
-            if rung >= chosen {
-                break;
-            }
+        for (i, &rung) in LOWER_RUNGS[..self.lower_rungs].iter().enumerate() {
             let seen = !self
                 .lower
                 .insert_tagged(Fingerprint(item.lower[i]), i as u8);
