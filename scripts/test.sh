@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 export LINKSIEVE_CORPORA="${LINKSIEVE_CORPORA:-$PWD/target/corpora}"
 # the corpora and the venvs (a no-op when they are there)
 scripts/prepare.sh
-# Tests that need what a clone lacks (the corpora, a redis-server, root for a tmpfs) are
+# Tests that need what a clone lacks (the corpora, a redis-server, valgrind, root for a tmpfs) are
 # #[ignore]d with the reason, so that a plain `cargo test` passes in a fresh clone; they run here.
 # The child processes that some tests start (crash_child, redis_child, tls_child) stay ignored.
 t0=$SECONDS

@@ -2,18 +2,19 @@
 //! (`testdata/adversarial/gen.rs`, generated at test time) goes through parse in every input
 //! mode, `to_uri`, `to_iri`, `check` and the ladder at every rung and key form, and must
 //!
-//! - finish in linear time: 4x the input must cost less than 10x the time (median of 3; a
-//!   quadratic step would cost 16x), at sizes where the small run takes at least 2 ms;
+//! - cost linear work: 4x the input must cost less than 6x the instructions (counted under
+//!   callgrind, `common/work.rs`; a quadratic step would cost 16x);
 //! - stay bounded: every output is at most a constant factor longer than the input (the
 //!   percent-encodings of 3987bis 3.3 and 6.1 triple a byte at most; SURT escaping of a `%`
 //!   triples it again);
 //! - not panic, at the sizes the issue names (10^6 characters; a 10 MB URL).
 //!
-//! Times are compared with each other, never with a fixed number of seconds.
+//! No test here times anything.
 
 #[path = "../../../testdata/adversarial/gen.rs"]
 mod corpus;
 
+use crate::common::work;
 use linksieve_iri::{
     Grammar, InputMode, IriRef, KeyForm, NormalizeOptions, Rules, Rung, ToUriOptions, check,
     normalize_str, parse_input,
@@ -136,8 +137,9 @@ fn lossy(b: Vec<u8>) -> String {
 }
 
 #[test]
+#[ignore = "counts instructions under valgrind; scripts/test.sh runs it"]
 fn every_string_case_scales_linearly() {
-    let _serial = corpus::serial();
+    let mut work = work::Work::count("adversarial::every_string_case_scales_linearly");
     let rules = rules();
     type Make = Box<dyn Fn(usize) -> String>;
     let mut cases: Vec<(&str, Make)> = Vec::new();
@@ -155,14 +157,12 @@ fn every_string_case_scales_linearly() {
         "ISO-2022-JP escape storm, read as UTF-8",
         Box::new(|n| lossy(corpus::iso2022jp_storm(n))),
     ));
-    let mut report = Vec::new();
     for (name, make) in &cases {
-        let (ts, tb) = corpus::assert_linear_time(name, 1024, make, |s| {
+        work.linear(name, 1024, make, |s| {
             std::hint::black_box(everything(s, &rules));
         });
-        report.push(format!("{name}: {:.1}x", tb / ts));
     }
-    eprintln!("time ratios for 4x input: {}", report.join(", "));
+    work.finish();
 }
 
 /// Characters of each string shape in [`issue_sizes_finish`]: the issue's 10^6 in release
@@ -203,7 +203,7 @@ fn issue_sizes_finish() {
 }
 
 /// `../` nested deeper than any path: resolution and normalization remove every segment they
-/// can, in linear time, and never go above the root.
+/// can and never go above the root (the next test counts its work).
 #[test]
 fn deeply_nested_dot_segments() {
     let _serial = corpus::serial();
@@ -221,7 +221,15 @@ fn deeply_nested_dot_segments() {
     let r = format!("{}g", "../".repeat(n));
     let t = base.resolve(&IriRef::parse(&r).unwrap()).unwrap();
     assert_eq!(t.as_str(), "http://a/g");
-    corpus::assert_linear_time(
+}
+
+/// Resolving `../` nested deeper than the base's path costs linear work.
+#[test]
+#[ignore = "counts instructions under valgrind; scripts/test.sh runs it"]
+fn nested_dot_segments_resolve_in_linear_work() {
+    let mut work = work::Work::count("adversarial::nested_dot_segments_resolve_in_linear_work");
+    let base = IriRef::parse("http://a/b/c/d").unwrap();
+    work.linear(
         "resolve ../",
         4096,
         |n| format!("{}g", "../".repeat(n)),
@@ -230,4 +238,5 @@ fn deeply_nested_dot_segments() {
             assert_eq!(t.as_str(), "http://a/g");
         },
     );
+    work.finish();
 }

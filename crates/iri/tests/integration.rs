@@ -3,6 +3,7 @@
 
 mod common;
 
+mod adversarial;
 mod conformance;
 mod ladder_conformance;
 mod ladder_properties;

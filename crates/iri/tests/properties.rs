@@ -205,12 +205,14 @@ fn web_input() -> impl Strategy<Value = String> {
         .prop_map(|(scheme, v)| format!("{scheme}{}", v.concat()))
 }
 
-use common::time;
+use common::work::Work;
 
-/// Pathological inputs scale linearly: 4x the input must not cost anything like 16x. The bound
-/// (10x) leaves room for noise on a shared machine; quadratic behaviour would give 16x.
+/// Pathological inputs cost linear work: 4x the input must not cost anything like 16x the
+/// instructions (counted under callgrind: see `common/work.rs`).
 #[test]
+#[ignore = "counts instructions under valgrind; scripts/test.sh runs it"]
 fn pathological_inputs_scale_linearly() {
+    let mut work = Work::count("properties::pathological_inputs_scale_linearly");
     type Make = Box<dyn Fn(usize) -> String>;
     let cases: Vec<(&str, Make)> = vec![
         (
@@ -227,29 +229,24 @@ fn pathological_inputs_scale_linearly() {
             Box::new(|n| format!("s:/{}{}", "a/".repeat(n), "../".repeat(n))),
         ),
     ];
+    let base = IriRef::parse("http://a/b/c").unwrap();
     for (name, make) in cases {
-        let small = make(100_000);
-        let large = make(400_000);
-        let work = |s: &str| {
+        work.linear(name, 20_000, make, |s: &String| {
             let r = IriRef::parse(s).unwrap();
-            let base = IriRef::parse("http://a/b/c").unwrap();
             std::hint::black_box(base.resolve(&r).unwrap());
             std::hint::black_box(r.to_iri());
             std::hint::black_box(r.to_uri(&ToUriOptions::default()).unwrap());
-        };
-        let ts = time(|| work(&small));
-        let tl = time(|| work(&large));
-        assert!(
-            tl < 10.0 * ts.max(1e-4),
-            "{name}: {ts:.4}s for 1x, {tl:.4}s for 4x"
-        );
+        });
     }
+    work.finish();
 }
 
 /// The WHATWG parser is linear too (dot segments pop by truncation, userinfo splits at the last
 /// `@` once, the query is encoded in one pass).
 #[test]
+#[ignore = "counts instructions under valgrind; scripts/test.sh runs it"]
 fn web_pathological_inputs_scale_linearly() {
+    let mut work = Work::count("properties::web_pathological_inputs_scale_linearly");
     type Make = Box<dyn Fn(usize) -> String>;
     let cases: Vec<(&str, Make)> = vec![
         (
@@ -275,18 +272,11 @@ fn web_pathological_inputs_scale_linearly() {
     ];
     let base = linksieve_iri::WebUrl::parse("http://a/b/c").unwrap();
     for (name, make) in cases {
-        let small = make(50_000);
-        let large = make(200_000);
-        let work = |s: &str| {
+        work.linear(name, 10_000, make, |s: &String| {
             for enc in [None, Some(encoding_rs::SHIFT_JIS)] {
                 std::hint::black_box(linksieve_iri::parse_web(s, Some(&base), enc).unwrap());
             }
-        };
-        let ts = time(|| work(&small));
-        let tl = time(|| work(&large));
-        assert!(
-            tl < 10.0 * ts.max(1e-4),
-            "{name}: {ts:.4}s for 1x, {tl:.4}s for 4x"
-        );
+        });
     }
+    work.finish();
 }

@@ -2,6 +2,8 @@
 //! final report of a conformance run, and the assembly of generated IRI references.
 #![allow(dead_code)] // each test file uses a part
 
+pub mod work;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -97,18 +99,4 @@ pub fn assemble(
         s.push_str(&f);
     }
     s
-}
-
-/// Median wall time of `f` over five runs, in seconds (for scaling checks between input sizes,
-/// never for absolute bounds).
-pub fn time(f: impl Fn()) -> f64 {
-    let mut v: Vec<f64> = (0..5)
-        .map(|_| {
-            let t = std::time::Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v[2]
 }
