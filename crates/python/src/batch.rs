@@ -194,9 +194,12 @@ pub(crate) struct ArrowIn<'a> {
     pub validity: Option<&'a [u8]>,
     /// The offsets buffer (`int32`, or `int64` for `large_string`), little-endian.
     pub offsets: &'a [u8],
-    /// The data buffer.
+    /// The data buffer, or the part of it that starts at `data_start`.
     pub data: &'a [u8],
-    /// The array's offset into its buffers (a slice of a larger array).
+    /// Where `data` starts in the array's data buffer: subtracted from every offset (the caller
+    /// may pass only the bytes the values use).
+    pub data_start: usize,
+    /// The array's offset into its validity and offsets buffers (a slice of a larger array).
     pub offset: usize,
     /// The number of values.
     pub len: usize,
@@ -227,7 +230,9 @@ fn arrow_values<'a>(a: &ArrowIn<'a>) -> PyResult<Vec<Text<'a>>> {
             Ok(b8) if a.large => i64::from_le_bytes(b8),
             _ => i64::from(i32::from_le_bytes(b.try_into().unwrap_or_default())),
         };
-        usize::try_from(v).map_err(|_| PyValueError::new_err("arrow: negative offset"))
+        let v = usize::try_from(v).map_err(|_| PyValueError::new_err("arrow: negative offset"))?;
+        v.checked_sub(a.data_start)
+            .ok_or_else(|| PyValueError::new_err("arrow: offsets outside the data"))
     };
     let (first, last) = (offset_at(0)?, offset_at(a.len)?);
     let used = a

@@ -107,8 +107,9 @@ fn normalize_many<'py>(
 
 /// normalize_many() over the buffers of a pyarrow string array (called by the Python wrapper).
 #[pyfunction]
-#[pyo3(signature = (validity, offsets, data, offset, length, large, *, level="scheme",
-    form="uri", input="strict", profile=None, nfc=false, threads=None, errors=None))]
+#[pyo3(signature = (validity, offsets, data, offset, length, large, data_start=0, *,
+    level="scheme", form="uri", input="strict", profile=None, nfc=false, threads=None,
+    errors=None))]
 #[allow(clippy::too_many_arguments)]
 fn _normalize_arrow<'py>(
     py: Python<'py>,
@@ -118,6 +119,7 @@ fn _normalize_arrow<'py>(
     offset: usize,
     length: usize,
     large: bool,
+    data_start: usize,
     level: &str,
     form: &str,
     input: &str,
@@ -131,6 +133,7 @@ fn _normalize_arrow<'py>(
         validity: validity.map(|v| v.as_bytes()),
         offsets: offsets.as_bytes(),
         data: data.as_bytes(),
+        data_start,
         offset,
         len: length,
         large,

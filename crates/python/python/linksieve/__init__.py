@@ -120,7 +120,27 @@ def normalize_many(urls: Any, **options: Any) -> Any:
     return _linksieve.normalize_many(urls, **options)
 
 
+# Rows per call of the module on a pyarrow array. A longer array is keyed in pieces of this
+# many rows, joined by `pa.concat_arrays` (one more copy of the keys): a piece's buffers come
+# from the allocator's heap and go back to it, where one call over a whole large array got
+# fresh pages from the kernel for its input, keys and output, and paid for zeroing them (960,200
+# URLs on one thread: 12.4 M URLs/s in pieces against 7.0 M in one call; a list 8.6 M).
+_ARROW_PIECE = 1 << 15
+
+
 def _array(pa: Any, arr: Any, options: dict[str, Any], base: int = 0) -> Any:
+    """normalize_many over one pyarrow array, in pieces of ``_ARROW_PIECE`` rows."""
+    if len(arr) <= _ARROW_PIECE:
+        return _piece(pa, arr, options, base)
+    return pa.concat_arrays(
+        [
+            _piece(pa, arr.slice(at, _ARROW_PIECE), options, base + at)
+            for at in range(0, len(arr), _ARROW_PIECE)
+        ]
+    )
+
+
+def _piece(pa: Any, arr: Any, options: dict[str, Any], base: int) -> Any:
     """normalize_many over one pyarrow array, through its buffers (no Python object per URL)."""
     if pa.types.is_string(arr.type):
         large = False
@@ -129,15 +149,30 @@ def _array(pa: Any, arr: Any, options: dict[str, Any], base: int = 0) -> Any:
     else:
         raise TypeError(f"urls: expected a pyarrow string array, not {arr.type}")
     validity, offsets, data = arr.buffers()
+    n = len(arr)
+    # Only the bytes the array uses are copied: a slice of an array (of a table, a chunked
+    # array) shares its parent's buffers, and copying those whole made every slice cost as
+    # much as its parent. `skip` keeps the validity bitmap's bits where they are.
+    skip = arr.offset % 8
+    start = arr.offset - skip
+    width = 8 if large else 4
+    first = last = 0
+    if offsets is not None:
+        offsets = offsets.slice(start * width, (skip + n + 1) * width)
+        view = memoryview(offsets).cast("q" if large else "i")
+        first, last = view[skip], view[skip + n]
     errors = options.get("errors")
     mine = [] if errors is not None else None
     out_validity, out_offsets, out_data, nulls = _linksieve._normalize_arrow(
-        validity.to_pybytes() if validity is not None and arr.null_count else None,
-        offsets.to_pybytes() if offsets is not None else b"\0" * 8,
-        data.to_pybytes() if data is not None else b"",
-        arr.offset,
-        len(arr),
+        validity.slice(start // 8, (skip + n + 7) // 8).to_pybytes()
+        if validity is not None and arr.null_count
+        else None,
+        offsets.to_pybytes() if offsets is not None else bytes(width * (skip + n + 1)),
+        data.slice(first, last - first).to_pybytes() if data is not None else b"",
+        skip,
+        n,
         large,
+        first,
         **{**options, "errors": mine},
     )
     if errors is not None:

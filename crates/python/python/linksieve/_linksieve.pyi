@@ -98,6 +98,7 @@ def _normalize_arrow(
     offset: int,
     length: int,
     large: bool,
+    data_start: int = 0,
     *,
     level: _Level = "scheme",
     form: _Form = "uri",
