@@ -9,6 +9,7 @@ use super::filter::FoldHasher;
 use super::format::RunInfo;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
+use std::sync::Arc;
 
 /// Fences per entry of the upper level of [`RunFences`].
 const STRIDE: usize = 32;
@@ -42,11 +43,11 @@ impl RunFences {
 /// The fences of each run, by run number. A run without fences here (none were gathered) is
 /// read whole by a lookup instead.
 #[derive(Debug, Default)]
-pub(super) struct Fences(HashMap<u64, RunFences, BuildHasherDefault<FoldHasher>>);
+pub(super) struct Fences(HashMap<u64, Arc<RunFences>, BuildHasherDefault<FoldHasher>>);
 
 impl Fences {
-    /// The fences of run `no`.
-    pub(super) fn of(&self, no: u64) -> Option<&RunFences> {
+    /// The fences of run `no` (shared with the threads that read a share of a batch).
+    pub(super) fn of(&self, no: u64) -> Option<&Arc<RunFences>> {
         self.0.get(&no)
     }
 
@@ -55,10 +56,10 @@ impl Fences {
         let upper = firsts.iter().step_by(STRIDE).copied().collect();
         self.0.insert(
             no,
-            RunFences {
+            Arc::new(RunFences {
                 all: firsts.into_boxed_slice(),
                 upper,
-            },
+            }),
         );
     }
 

@@ -13,6 +13,7 @@
 
 use super::filter::FoldHasher;
 use super::format::{RunInfo, WRITE_FPS, corrupt};
+use super::helpers::Helpers;
 use crate::{DedupError, Result};
 use std::collections::HashMap;
 use std::fs::File;
@@ -21,6 +22,7 @@ use std::io::Write;
 #[cfg(unix)]
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The bytes of a chunk's slot in a run file: the page size, so that a chunk read is one page.
 pub(super) const SLOT: usize = 4096;
@@ -69,9 +71,11 @@ pub(super) struct RunFiles {
     /// The database file (named in errors about the store's content).
     store: PathBuf,
     dir: PathBuf,
-    files: HashMap<u64, File, BuildHasherDefault<FoldHasher>>,
+    files: HashMap<u64, Arc<File>, BuildHasherDefault<FoldHasher>>,
     /// [`crate::PersistentOptions::read_threads`].
     pub(super) read_threads: usize,
+    /// The threads that take a share of a batch's reads (started at the first such batch).
+    pub(super) helpers: Helpers,
 }
 
 impl RunFiles {
@@ -85,6 +89,7 @@ impl RunFiles {
             dir,
             files: HashMap::default(),
             read_threads: 0,
+            helpers: Helpers::default(),
         })
     }
 
@@ -149,7 +154,7 @@ impl RunFiles {
                     ),
                 ));
             }
-            self.files.insert(run.no, file);
+            self.files.insert(run.no, Arc::new(file));
         }
         Ok(())
     }
@@ -158,35 +163,24 @@ impl RunFiles {
     /// not listed yet (written by the write under way, and merged by it) has its file opened
     /// for the read.
     pub(super) fn read_into(&self, run: &RunInfo, first: u64, buf: &mut [u8]) -> Result<()> {
-        let opened;
-        let file = match self.files.get(&run.no) {
-            Some(file) => file,
+        match self.files.get(&run.no) {
+            Some(file) => read_slots(file, &self.store, &self.dir, run, first, buf),
             None => {
                 let path = self.dir.join(file_name(run.no));
-                opened = File::open(&path).map_err(io("open a run file", &path))?;
-                &opened
+                let file = File::open(&path).map_err(io("open a run file", &path))?;
+                read_slots(&file, &self.store, &self.dir, run, first, buf)
             }
-        };
-        let at = first * SLOT as u64;
-        #[cfg(unix)]
-        let read = file.read_exact_at(buf, at);
-        #[cfg(not(unix))]
-        let read = {
-            use std::io::{Read, Seek};
-            let mut f = file;
-            f.seek(std::io::SeekFrom::Start(at))
-                .and_then(|_| f.read_exact(buf))
-        };
-        read.map_err(|e| {
-            if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                let end = first + (buf.len() / SLOT) as u64;
-                corrupt(
-                    &self.store,
-                    format!("run {}: its file ends before slot {end}", run.no),
-                )
-            } else {
-                io("read a run file", &self.dir.join(file_name(run.no)))(e)
-            }
+        }
+    }
+
+    /// What another thread needs to read the slots of run `run`, when its file is open (a
+    /// listed run).
+    pub(super) fn slot_reader(&self, run: &RunInfo) -> Option<SlotReader> {
+        Some(SlotReader {
+            file: self.files.get(&run.no)?.clone(),
+            store: self.store.clone(),
+            dir: self.dir.clone(),
+            run: *run,
         })
     }
 
@@ -233,6 +227,60 @@ impl RunFiles {
             .values()
             .map(|f| f.metadata().map_or(0, |m| m.len()))
             .sum()
+    }
+}
+
+/// Reads slots of run `run` from slot `first` into `buf` (a whole number of slots) from its
+/// file `file`; `store` and `dir` name the store and its run folder in errors.
+fn read_slots(
+    file: &File,
+    store: &Path,
+    dir: &Path,
+    run: &RunInfo,
+    first: u64,
+    buf: &mut [u8],
+) -> Result<()> {
+    let at = first * SLOT as u64;
+    #[cfg(unix)]
+    let read = file.read_exact_at(buf, at);
+    #[cfg(not(unix))]
+    let read = {
+        use std::io::{Read, Seek};
+        let mut f = file;
+        f.seek(std::io::SeekFrom::Start(at))
+            .and_then(|_| f.read_exact(buf))
+    };
+    read.map_err(|e| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            let end = first + (buf.len() / SLOT) as u64;
+            corrupt(
+                store,
+                format!("run {}: its file ends before slot {end}", run.no),
+            )
+        } else {
+            io("read a run file", &dir.join(file_name(run.no)))(e)
+        }
+    })
+}
+
+/// The slots of one run, readable from another thread: its open file, shared.
+pub(super) struct SlotReader {
+    file: Arc<File>,
+    store: PathBuf,
+    dir: PathBuf,
+    /// The run.
+    pub(super) run: RunInfo,
+}
+
+impl SlotReader {
+    /// [`RunFiles::read_into`] for this reader's run.
+    pub(super) fn read_into(&self, first: u64, buf: &mut [u8]) -> Result<()> {
+        read_slots(&self.file, &self.store, &self.dir, &self.run, first, buf)
+    }
+
+    /// The store's path (for errors).
+    pub(super) fn store(&self) -> &Path {
+        &self.store
     }
 }
 

@@ -10,6 +10,7 @@ mod fences;
 mod files;
 mod filter;
 mod format;
+mod helpers;
 mod open;
 mod runs;
 #[cfg(test)]
@@ -168,7 +169,9 @@ pub struct PersistentOptions {
     /// The threads a batch's single reads in one run may be split over, the calling one
     /// included (64 or more reads; each thread takes 32 or more): 0 (the default) as many as
     /// the machine has cores, at most 4; 1 reads on the calling thread only. Where `pread` is
-    /// missing (not Unix), always 1.
+    /// missing (not Unix), always 1. The other threads are the store's helpers, started at the
+    /// first batch that splits its reads and kept until the store is dropped; after a share
+    /// each spins for up to 200 us waiting for the next one before it blocks.
     pub read_threads: usize,
 }
 

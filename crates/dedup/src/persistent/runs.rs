@@ -9,10 +9,12 @@
 use super::fences::RunFences;
 use super::files::{BLOCK_SLOTS, RunFiles, SLOT, SlotWriter, slot_chunk, slots_of};
 use super::format::{FP_BYTES, RunInfo, WRITE_FPS, corrupt, decode_chunk, encode_chunk};
+use super::helpers::{Sent, Share};
 use crate::Result;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Runs of one level merged into one run of the next level.
 pub(super) const FANOUT: usize = 4;
@@ -30,7 +32,7 @@ pub(super) fn lookup_one_run(
     path: &Path,
     files: &RunFiles,
     run: &RunInfo,
-    fences: Option<&RunFences>,
+    fences: Option<&Arc<RunFences>>,
     cands: &[(u128, usize)],
     status: &mut [u8],
     class: u8,
@@ -83,9 +85,9 @@ fn lookup_dense(
     Ok(())
 }
 
-/// Candidates a thread of [`lookup_each`] takes at least: below that, a thread's start costs
-/// more than the reads it takes over (on the project's 2-core VM a read of a cached slot took
-/// 2.9 us at 1e8 keys, a thread's start and join about 60 us:
+/// Candidates a thread of [`lookup_each`] takes at least: below that, handing a share to a
+/// helper (and waiting for its answer) costs about what the reads it takes over do (on the
+/// project's 2-core VM a read of a cached slot took 2.9 us at 1e8 keys:
 /// `docs/benchmarks/2026-11-27-frontier-read-threads.md`).
 const READS_PER_THREAD: usize = 32;
 
@@ -102,15 +104,15 @@ fn read_threads(asked: usize) -> usize {
 
 /// Looks each candidate up in one run by reading the one chunk that may hold it (see
 /// [`lookup_each_here`]). Many candidates are split over [`read_threads`] threads, this one
-/// included: their reads are independent positioned reads of one file, so the lookup takes
-/// the time of one share (issue 31: a batch of 256 with half its keys stored makes 128 reads,
-/// most of them in the largest run). The sequential pass ([`lookup_dense`]) stays on one
-/// thread: split, it would read the run once a thread.
+/// and the store's helpers (`helpers.rs`): their reads are independent positioned reads of one
+/// file, so the lookup takes the time of one share (issue 31: a batch of 256 with half its keys
+/// stored makes 128 reads, most of them in the largest run). The sequential pass
+/// ([`lookup_dense`]) stays on one thread: split, it would read the run once a thread.
 fn lookup_each(
     path: &Path,
     files: &RunFiles,
     run: &RunInfo,
-    fences: &RunFences,
+    fences: &Arc<RunFences>,
     cands: &[(u128, usize)],
     status: &mut [u8],
     class: u8,
@@ -121,36 +123,99 @@ fn lookup_each(
     } else {
         1
     };
+    let here = |c: &[(u128, usize)], st: &mut [u8]| {
+        let read = |i, buf: &mut [u8]| files.read_into(run, i, buf);
+        lookup_each_here(path, &read, run, fences, c, st, class)
+    };
     if threads < 2 {
-        return lookup_each_here(path, files, run, fences, cands, status, class);
+        return here(cands, status);
     }
     let per = cands.len().div_ceil(threads);
     let (mine, rest) = cands.split_at(per);
     let (mine_st, rest_st) = status.split_at_mut(per);
-    std::thread::scope(|s| {
-        let others: Vec<_> = rest
-            .chunks(per)
-            .zip(rest_st.chunks_mut(per))
-            .map(|(c, st)| {
-                s.spawn(move || lookup_each_here(path, files, run, fences, c, st, class))
+    // the other shares to the helpers (a run whose file is not open yet is read here)
+    let sent: Vec<Sent> = rest
+        .chunks(per)
+        .zip(rest_st.chunks(per))
+        .enumerate()
+        .map(|(n, (c, st))| {
+            let Some(reader) = files.slot_reader(run) else {
+                return Sent::Here;
+            };
+            files.helpers.send(n, look, |spare| {
+                let fill = |share: &mut Share| {
+                    share.cands.clear();
+                    share.cands.extend_from_slice(c);
+                    share.status.clear();
+                    share.status.extend_from_slice(st);
+                };
+                match spare {
+                    Some(mut share) => {
+                        share.reader = reader;
+                        share.fences = fences.clone();
+                        share.class = class;
+                        fill(&mut share);
+                        share
+                    }
+                    None => {
+                        let mut share = Share {
+                            reader,
+                            fences: fences.clone(),
+                            cands: Vec::new(),
+                            status: Vec::new(),
+                            class,
+                            result: Ok(()),
+                        };
+                        fill(&mut share);
+                        share
+                    }
+                }
             })
-            .collect();
-        let here = lookup_each_here(path, files, run, fences, mine, mine_st, class);
-        // the first error in the candidates' order; a thread that panicked panics here
-        others.into_iter().fold(here, |acc, t| {
-            let r = t.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            acc.and(r)
         })
-    })
+        .collect();
+    let mut acc = here(mine, mine_st);
+    // the answers, and the first error in the candidates' order
+    for ((c, st), sent) in rest.chunks(per).zip(rest_st.chunks_mut(per)).zip(sent) {
+        let answer = match sent {
+            Sent::To(n) => files.helpers.answer(n),
+            Sent::Here => None,
+        };
+        let r = match answer {
+            Some(mut share) => {
+                st.copy_from_slice(&share.status);
+                let r = std::mem::replace(&mut share.result, Ok(()));
+                files.helpers.keep(share);
+                r
+            }
+            None => here(c, st),
+        };
+        acc = acc.and(r);
+    }
+    acc
+}
+
+/// A helper's lookup of its share (see [`lookup_each`]).
+fn look(share: &mut Share) {
+    let read = |i, buf: &mut [u8]| share.reader.read_into(i, buf);
+    share.result = lookup_each_here(
+        share.reader.store(),
+        &read,
+        &share.reader.run,
+        &share.fences,
+        &share.cands,
+        &mut share.status,
+        share.class,
+    );
 }
 
 /// Looks each candidate up in one run by reading the one chunk that may hold it: the last
 /// whose first fingerprint is not above it, named by the run's fences (see [`super::fences`]),
-/// one positioned read of its slot. The chunk must start with that fence and name the next
-/// fence as its next, else the run changed under the fences: damage.
+/// one positioned read of its slot (`read(i, buf)` reads slot `i`). The chunk must start with
+/// that fence and name the next fence as its next, else the run changed under the fences:
+/// damage.
 fn lookup_each_here(
     path: &Path,
-    files: &RunFiles,
+    read: &dyn Fn(u64, &mut [u8]) -> Result<()>,
     run: &RunInfo,
     fences: &RunFences,
     cands: &[(u128, usize)],
@@ -166,7 +231,7 @@ fn lookup_each_here(
             continue;
         };
         let fences = fences.all();
-        files.read_into(run, i as u64, &mut slot)?;
+        read(i as u64, &mut slot)?;
         let blob = slot_chunk(path, run, i as u64, &slot)?;
         let chunk = decode_chunk(path, run.no, (run.no, fences[i]), blob)?;
         if chunk.next != fences.get(i + 1).copied() {
@@ -428,9 +493,64 @@ pub(super) fn merge_levels(
 
 #[cfg(test)]
 mod tests {
+    use super::super::helpers::Helpers;
     use super::super::tests::{assert_corrupt, id, opts, patch, run_file};
     use super::*;
     use crate::{Abandoned, Fingerprint, MemorySet, PersistentSet, SeenSet};
+
+    /// A helper that stops (a panic) answers nothing; the next share starts a new one, which
+    /// answers as the calling thread would.
+    #[test]
+    fn a_helper_that_stops_is_started_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("seen.redb");
+        let mut set = PersistentSet::open(&path, &id(), opts(Abandoned::Seen)).unwrap();
+        let stored: Vec<Fingerprint> = (1..=10_000u128)
+            .map(|i| Fingerprint(i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835)))
+            .collect();
+        set.insert_batch(&stored, &mut Vec::new()).unwrap();
+        set.sync().unwrap();
+        let run = set.runs[0];
+        let mut cands: Vec<(u128, usize)> = stored.iter().take(40).map(|f| (f.0, 0)).collect();
+        cands.push((1, 0)); // below the run's first fingerprint: not there
+        cands.sort_unstable();
+        let share = |_| Share {
+            reader: set.files.slot_reader(&run).unwrap(),
+            fences: set.fences.of(run.no).unwrap().clone(),
+            cands: cands.clone(),
+            status: vec![0; cands.len()],
+            class: 2,
+            result: Ok(()),
+        };
+        fn stops(_: &mut Share) {
+            panic!("a helper that stops (this test's)");
+        }
+        let helpers = Helpers::default();
+        assert!(matches!(helpers.send(0, stops, share), Sent::To(0)));
+        assert!(helpers.answer(0).is_none());
+        assert!(matches!(helpers.send(0, look, share), Sent::To(0)));
+        let back = helpers.answer(0).expect("a new helper answers");
+        assert!(back.result.is_ok());
+        let want: Vec<u8> = cands
+            .iter()
+            .map(|&(fp, _)| if fp == 1 { 0 } else { 2 })
+            .collect();
+        assert_eq!(back.status, want);
+        // the calling thread's lookup agrees
+        let mut here = vec![0; cands.len()];
+        let fences = set.fences.of(run.no).unwrap();
+        lookup_each_here(
+            &path,
+            &|i, buf: &mut [u8]| set.files.read_into(&run, i, buf),
+            &run,
+            fences,
+            &cands,
+            &mut here,
+            2,
+        )
+        .unwrap();
+        assert_eq!(here, want);
+    }
 
     /// Batches whose candidates a run's reads spread over threads ([`lookup_each`]) answer as
     /// a set does, and a damaged chunk that only a later share reads is still an error.
