@@ -38,6 +38,30 @@ pub(super) struct Share {
     pub(super) class: u8,
     /// The lookup's outcome (set by the helper).
     pub(super) result: Result<()>,
+    /// Which share of its helper this is (set by [`Helpers::send`]): an answer to an earlier
+    /// share, never taken because its batch ended early, is told from this one's.
+    seq: u64,
+}
+
+impl Share {
+    /// A share of run `reader.run`'s lookups: `cands` with their `status`, to raise to `class`.
+    pub(super) fn new(
+        reader: SlotReader,
+        fences: Arc<RunFences>,
+        cands: Vec<(u128, usize)>,
+        status: Vec<u8>,
+        class: u8,
+    ) -> Share {
+        Share {
+            reader,
+            fences,
+            cands,
+            status,
+            class,
+            result: Ok(()),
+            seq: 0,
+        }
+    }
 }
 
 /// A running helper: where to send a share, where its answer comes back.
@@ -45,6 +69,8 @@ struct Helper {
     shares: Option<SyncSender<Share>>,
     done: Option<Receiver<Share>>,
     thread: Option<JoinHandle<()>>,
+    /// The number of the last share sent to it.
+    seq: u64,
 }
 
 impl Helper {
@@ -67,6 +93,7 @@ impl Helper {
             shares: Some(shares),
             done: Some(done),
             thread: Some(thread),
+            seq: 0,
         })
     }
 }
@@ -96,7 +123,10 @@ fn wait<T>(rx: &Receiver<T>) -> Option<T> {
     }
 }
 
-/// The helpers of one store, and a spare share for each (its buffers kept).
+/// The buffers of a share (candidates, statuses), kept for the next batch.
+type Buffers = (Vec<(u128, usize)>, Vec<u8>);
+
+/// The helpers of one store, and the buffers of the shares they answered.
 #[derive(Default)]
 pub(super) struct Helpers(Mutex<Pool>);
 
@@ -111,7 +141,7 @@ impl std::fmt::Debug for Helpers {
 #[derive(Default)]
 struct Pool {
     helpers: Vec<Option<Helper>>,
-    spares: Vec<Share>,
+    spares: Vec<Buffers>,
 }
 
 /// What [`Helpers::send`] did with a share.
@@ -123,12 +153,14 @@ pub(super) enum Sent {
 }
 
 impl Helpers {
-    /// Gives helper `n` (started if it is not running) the share `fill` makes from a spare one.
+    /// Gives helper `n` the share `fill` makes, in buffers kept from an earlier share where
+    /// there are some. A helper that is not running is started, to answer its shares with
+    /// `look`.
     pub(super) fn send(
         &self,
         n: usize,
         look: fn(&mut Share),
-        fill: impl FnOnce(Option<Share>) -> Share,
+        fill: impl FnOnce(Buffers) -> Share,
     ) -> Sent {
         let mut pool = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if pool.helpers.len() <= n {
@@ -137,14 +169,17 @@ impl Helpers {
         if pool.helpers[n].is_none() {
             pool.helpers[n] = Helper::start(n, look);
         }
-        let spare = pool.spares.pop();
-        let Some(helper) = pool.helpers[n].as_ref() else {
+        let spare = pool.spares.pop().unwrap_or_default();
+        let Some(helper) = pool.helpers[n].as_mut() else {
             return Sent::Here;
         };
+        helper.seq += 1;
+        let mut share = fill(spare);
+        share.seq = helper.seq;
         let sent = helper
             .shares
             .as_ref()
-            .is_some_and(|s| s.send(fill(spare)).is_ok());
+            .is_some_and(|s| s.send(share).is_ok());
         if sent {
             Sent::To(n)
         } else {
@@ -157,11 +192,10 @@ impl Helpers {
     /// caller then reads that share itself).
     pub(super) fn answer(&self, n: usize) -> Option<Share> {
         let pool = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let got = pool
-            .helpers
-            .get(n)?
-            .as_ref()
-            .and_then(|h| wait(h.done.as_ref()?));
+        let got = pool.helpers.get(n)?.as_ref().and_then(|h| {
+            // answers to earlier shares, never taken (their batch ended early), are dropped
+            std::iter::from_fn(|| wait(h.done.as_ref()?)).find(|share| share.seq == h.seq)
+        });
         drop(pool);
         if got.is_none() {
             let mut pool = self.0.lock().unwrap_or_else(|e| e.into_inner());
@@ -172,12 +206,13 @@ impl Helpers {
         got
     }
 
-    /// Keeps a share's buffers for the next batch.
-    pub(super) fn keep(&self, share: Share) {
+    /// Keeps a share's buffers for the next batch (not its run's file and fences, which a merge
+    /// may retire).
+    pub(super) fn keep(&self, cands: Vec<(u128, usize)>, status: Vec<u8>) {
         self.0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .spares
-            .push(share);
+            .push((cands, status));
     }
 }

@@ -142,34 +142,12 @@ fn lookup_each(
             let Some(reader) = files.slot_reader(run) else {
                 return Sent::Here;
             };
-            files.helpers.send(n, look, |spare| {
-                let fill = |share: &mut Share| {
-                    share.cands.clear();
-                    share.cands.extend_from_slice(c);
-                    share.status.clear();
-                    share.status.extend_from_slice(st);
-                };
-                match spare {
-                    Some(mut share) => {
-                        share.reader = reader;
-                        share.fences = fences.clone();
-                        share.class = class;
-                        fill(&mut share);
-                        share
-                    }
-                    None => {
-                        let mut share = Share {
-                            reader,
-                            fences: fences.clone(),
-                            cands: Vec::new(),
-                            status: Vec::new(),
-                            class,
-                            result: Ok(()),
-                        };
-                        fill(&mut share);
-                        share
-                    }
-                }
+            files.helpers.send(n, look, |(mut cands, mut status)| {
+                cands.clear();
+                cands.extend_from_slice(c);
+                status.clear();
+                status.extend_from_slice(st);
+                Share::new(reader, fences.clone(), cands, status, class)
             })
         })
         .collect();
@@ -181,11 +159,10 @@ fn lookup_each(
             Sent::Here => None,
         };
         let r = match answer {
-            Some(mut share) => {
+            Some(share) => {
                 st.copy_from_slice(&share.status);
-                let r = std::mem::replace(&mut share.result, Ok(()));
-                files.helpers.keep(share);
-                r
+                files.helpers.keep(share.cands, share.status);
+                share.result
             }
             None => here(c, st),
         };
@@ -514,13 +491,14 @@ mod tests {
         let mut cands: Vec<(u128, usize)> = stored.iter().take(40).map(|f| (f.0, 0)).collect();
         cands.push((1, 0)); // below the run's first fingerprint: not there
         cands.sort_unstable();
-        let share = |_| Share {
-            reader: set.files.slot_reader(&run).unwrap(),
-            fences: set.fences.of(run.no).unwrap().clone(),
-            cands: cands.clone(),
-            status: vec![0; cands.len()],
-            class: 2,
-            result: Ok(()),
+        let share = |_| {
+            Share::new(
+                set.files.slot_reader(&run).unwrap(),
+                set.fences.of(run.no).unwrap().clone(),
+                cands.clone(),
+                vec![0; cands.len()],
+                2,
+            )
         };
         fn stops(_: &mut Share) {
             panic!("a helper that stops (this test's)");
@@ -536,6 +514,22 @@ mod tests {
             .map(|&(fp, _)| if fp == 1 { 0 } else { 2 })
             .collect();
         assert_eq!(back.status, want);
+        // an answer never taken (a batch that ended early) is not taken as the next share's
+        assert!(matches!(helpers.send(0, look, share), Sent::To(0)));
+        let one = |_| {
+            Share::new(
+                set.files.slot_reader(&run).unwrap(),
+                set.fences.of(run.no).unwrap().clone(),
+                vec![cands[1]],
+                vec![0],
+                3,
+            )
+        };
+        assert!(matches!(helpers.send(0, look, one), Sent::To(0)));
+        assert_eq!(
+            helpers.answer(0).expect("the second share's answer").status,
+            [3]
+        );
         // the calling thread's lookup agrees
         let mut here = vec![0; cands.len()];
         let fences = set.fences.of(run.no).unwrap();
