@@ -35,6 +35,7 @@ pub(super) struct Share {
     pub(super) cands: Vec<(u128, usize)>,
     /// Each candidate's status, raised to `class` where found.
     pub(super) status: Vec<u8>,
+    /// The status a candidate found gets.
     pub(super) class: u8,
     /// The lookup's outcome (set by the helper).
     pub(super) result: Result<()>,
