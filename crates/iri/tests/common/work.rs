@@ -20,10 +20,13 @@ use std::process::Command;
 /// Set in the child: the folder where it lists its cases and callgrind writes its counts.
 const CHILD_ENV: &str = "LINKSIEVE_WORK_CHILD";
 
-/// The largest instruction ratio allowed between a case at `4n` and at `n`: linear work gives
-/// at most 4x (less with a fixed cost), n log n a little more (sorting a query), a quadratic
-/// step 16x.
-pub const MAX_RATIO: f64 = 6.0;
+/// The largest instruction ratio allowed between a case at `4n` and at `n`. Linear work gives
+/// at most 4x (less with a fixed cost; 3.67x to 4.06x on the shapes here, sorting a query's
+/// n log n included), a quadratic step 16x. The counts do not move from run to run, so the bound
+/// can be close: a quadratic part as cheap as moving the rest of the input once a byte
+/// (`Vec::remove(0)` in a loop: one memmove a byte) gave 5.51x beside the adversarial test's
+/// work at its sizes.
+pub const MAX_RATIO: f64 = 4.6;
 
 /// Runs `f` where callgrind counts (and only there). Never inlined, so that callgrind sees the
 /// function by its name.
