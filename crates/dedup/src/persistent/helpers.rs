@@ -170,12 +170,12 @@ impl Helpers {
         if pool.helpers[n].is_none() {
             pool.helpers[n] = Helper::start(n, look);
         }
-        let spare = pool.spares.pop().unwrap_or_default();
-        let Some(helper) = pool.helpers[n].as_mut() else {
-            return Sent::Here;
+        let Pool { helpers, spares } = &mut *pool;
+        let Some(helper) = helpers[n].as_mut() else {
+            return Sent::Here; // no thread could start: the kept buffers stay kept
         };
         helper.seq += 1;
-        let mut share = fill(spare);
+        let mut share = fill(spares.pop().unwrap_or_default());
         share.seq = helper.seq;
         let sent = helper
             .shares
