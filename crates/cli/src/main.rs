@@ -78,7 +78,8 @@ fn main() -> ExitCode {
 /// where the results go).
 pub const EXIT_OUTPUT: u8 = 4;
 /// Exit status of a run-time failure of a seen-set's storage: the `--seen` store is damaged,
-/// locked by another process or cannot be written; a spill file failed.
+/// locked by another process or cannot be written; a spill file (of a seen-set or of the
+/// edge set of `--format edges`) failed.
 pub const EXIT_STORE: u8 = 4;
 
 /// The status an error ends the program with: [`EXIT_OUTPUT`], [`EXIT_STORE`], else 2 (the
@@ -109,8 +110,10 @@ fn exit_status(e: &anyhow::Error) -> u8 {
     let output = e.downcast_ref::<run_cmd::OutputFailure>().is_some()
         || e.downcast_ref::<run_cmd::Unrecorded>().is_some()
         || e.chain().any(|c| {
-            matches!(c.downcast_ref::<RunError>(), Some(RunError::Output(_)))
-                || c.downcast_ref::<OutputError>().is_some()
+            matches!(
+                c.downcast_ref::<RunError>(),
+                Some(RunError::Output(_) | RunError::Edges(_))
+            ) || c.downcast_ref::<OutputError>().is_some()
         });
     if output { EXIT_OUTPUT } else { 2 }
 }

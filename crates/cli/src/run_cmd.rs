@@ -5,14 +5,15 @@ use crate::ladder_cmds::{LadderArgs, options};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use linksieve_dedup::{CommitPolicy, SeenSet};
+use linksieve_graph::{Graph, Www};
 use linksieve_iri::{InputMode, KeyForm};
 use linksieve_pipeline::Report;
 use linksieve_pipeline::delivery::FdOutput;
 use linksieve_pipeline::output::{AtomicOutput, check_target, same_file};
-use linksieve_pipeline::seen::{KeyIdentity, SeenKind, SeenOptions};
+use linksieve_pipeline::seen::{DEFAULT_SPILL_BUDGET, KeyIdentity, SeenKind, SeenOptions};
 use linksieve_pipeline::{
-    FailureHook, InputFailure, InputSpec, OutputFormat, RunError, RunOptions, WarcRecords,
-    expand_inputs,
+    EdgeOptions, FailureHook, InputFailure, InputSpec, OutputFormat, RunError, RunOptions,
+    WarcRecords, expand_inputs,
 };
 use linksieve_scan::{EncodingChoice, ScanOptions};
 use std::io::{IsTerminal, Write};
@@ -72,6 +73,12 @@ pub struct RunArgs {
     /// Write `key<TAB>count` at the end (first-occurrence order) instead of keys.
     #[arg(long)]
     counts: bool,
+    /// With --format edges: what a node is (default `page`).
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    graph: Option<Graph>,
+    /// With --format edges --graph host: keep or strip a leading `www.` (default `keep`).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    www: Option<Www>,
     /// WARC records to scan: `content` (response payloads, resource and conversion records,
     /// not `metadata:` targets or media without text) or `all` (every record's block).
     #[arg(long, value_enum, default_value_t = WarcRecords::Content, value_name = "WHICH")]
@@ -134,7 +141,8 @@ pub struct SeenArgs {
     dedup: SeenKind,
     /// Memory budget of `--dedup spill` (default 512M; the process stays within it plus
     /// 32 MiB + 16 x --chunk-size per thread), or the most an `--dedup approx` filter may grow
-    /// to. 64K to 1T.
+    /// to, or the edge set's budget of `run --format edges` (default 512M; sorted runs spill to
+    /// the temporary folder past it). 64K to 1T.
     #[arg(long, value_parser = parse_memory, value_name = "SIZE")]
     memory: Option<usize>,
     /// False-positive rate of `--dedup approx`.
@@ -580,6 +588,16 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let keying = options(&a.ladder, mode, a.form)?;
     let encoding =
         EncodingChoice::from_label(&a.encoding).map_err(|e| anyhow::anyhow!("--encoding: {e}"))?;
+    let edges = a.format == OutputFormat::Edges;
+    if !edges && (a.graph.is_some() || a.www.is_some()) {
+        bail!("--graph and --www are for --format edges");
+    }
+    if edges && (a.counts || a.seen.seen.is_some() || a.seen.dedup != SeenKind::Memory) {
+        bail!(
+            "--format edges writes each edge once with its count: --counts, --seen and --dedup \
+             are for keys (--memory bounds the edge set)"
+        );
+    }
     let opts = RunOptions {
         threads: a.threads,
         chunk_size: a.chunk_size,
@@ -606,13 +624,24 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         warc_records: a.warc_records,
         on_input_failure: Some(hook()),
         commit: a.seen.policy(a.io.out.is_some()),
+        edges: EdgeOptions {
+            graph: a.graph.unwrap_or_default(),
+            www: a.www.unwrap_or_default(),
+            memory: a.seen.memory.unwrap_or(DEFAULT_SPILL_BUDGET),
+            temp_dir: None,
+        },
     };
     let (inputs, problems) = a.io.inputs();
     check_paths(&a.io, a.seen.store())?;
-    let mut dedup = a.seen.open(
-        &KeyIdentity::of(&opts.keying, opts.input),
-        a.io.out.is_some(),
-    )?;
+    let mut dedup = if edges {
+        // every edge is written once; no seen-set is asked
+        Box::new(linksieve_dedup::MemorySet::new())
+    } else {
+        a.seen.open(
+            &KeyIdentity::of(&opts.keying, opts.input),
+            a.io.out.is_some(),
+        )?
+    };
     let cancel = cancel_on_sigint()?;
     let progress: Arc<AtomicU64> = Arc::default();
     let bar = progress_bar(&inputs, &progress, a.io.quiet);

@@ -4,30 +4,12 @@
 //! oracle is `tests/oracles/test_html.py`.
 
 use crate::common;
-use common::{linksieve, tempdir};
+use common::{linksieve, tempdir, warc_response};
 
 fn json_lines(s: &str) -> Vec<serde_json::Value> {
     s.lines()
         .map(|l| serde_json::from_str(l).expect("json"))
         .collect()
-}
-
-/// A WARC `response` record holding an HTTP response with `ctype` and `body`.
-fn warc_response(uri: &str, ctype: &str, body: &[u8]) -> Vec<u8> {
-    let mut http = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    http.extend_from_slice(body);
-    let mut rec = format!(
-        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
-        http.len()
-    )
-    .into_bytes();
-    rec.extend_from_slice(&http);
-    rec.extend_from_slice(b"\r\n\r\n");
-    rec
 }
 
 #[test]

@@ -9,6 +9,7 @@ mod damaged_store;
 mod dedup_command;
 mod delivery;
 mod differential;
+mod edges;
 mod engine_rows;
 mod escaped_and_lists;
 mod formats;

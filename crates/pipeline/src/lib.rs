@@ -20,7 +20,7 @@ mod printer;
 pub mod seen;
 mod stats;
 
-pub use engine::{FailureHook, Progress, RunError, RunOptions, run};
+pub use engine::{EdgeOptions, FailureHook, Progress, RunError, RunOptions, run};
 pub use html::unescape_link;
 pub use keyer::{
     DocumentLinkText, FoundLink, Keyer, LinkBuffers, document_link, found_link, implied_scheme,
@@ -38,4 +38,4 @@ pub use outlinks::{
     Unresolved, read_document,
 };
 pub use printer::{OutputFormat, tsv, write_row};
-pub use stats::{InputFailure, Report, RunStats, peak_rss_bytes};
+pub use stats::{EdgeStats, InputFailure, Report, RunStats, peak_rss_bytes};

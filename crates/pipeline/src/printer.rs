@@ -50,13 +50,24 @@ pub enum OutputFormat {
     /// and `{"input", "error"}` for an input that could not be read.
     #[cfg_attr(feature = "clap", value(help = "One JSON object per new key"))]
     Jsonl,
+    /// The link graph of the HTML documents and WARC responses (see [`crate::EdgeOptions`]):
+    /// `source<TAB>target<TAB>count<TAB>types` for each (source, target) pair once, sorted by
+    /// source then target (byte order), written at the end; `types` the
+    /// [`linksieve_graph::LinkTypes`] of its links, comma-separated; fields escaped.
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "The link graph (see --graph): `source<TAB>target<TAB>count<TAB>types` for each pair once, sorted, at the end"
+        )
+    )]
+    Edges,
 }
 
 impl OutputFormat {
     /// Whether the output shows line numbers: without them neither the reader nor the scanner
     /// counts lines (a pass over every input byte saved).
     pub(crate) fn shows_lines(self) -> bool {
-        self != OutputFormat::Keys
+        matches!(self, OutputFormat::Tsv | OutputFormat::Jsonl)
     }
 }
 
@@ -177,6 +188,8 @@ impl<'a> Printer<'a> {
         }
         let w = &mut self.out;
         match self.format {
+            // the sink writes edges, not keys, in this format (see `Printer::edge`)
+            OutputFormat::Edges => Ok(()),
             OutputFormat::Keys => w
                 .write_all(r.key.as_bytes())
                 .and_then(|()| w.write_all(b"\n")),
@@ -243,6 +256,18 @@ impl<'a> Printer<'a> {
     /// A `--counts` line: the key and how many links had it.
     pub(crate) fn count(&mut self, key: &str, n: u64) -> io::Result<()> {
         writeln!(self.out, "{}\t{n}", tsv(key))
+    }
+
+    /// An edges row: `source<TAB>target<TAB>count<TAB>types`, the names escaped.
+    pub(crate) fn edge(&mut self, e: &linksieve_graph::Edge<'_>) -> io::Result<()> {
+        writeln!(
+            self.out,
+            "{}\t{}\t{}\t{}",
+            tsv(e.source),
+            tsv(e.target),
+            e.count,
+            e.types
+        )
     }
 
     /// The output, for delivery (see [`crate::delivery`]).

@@ -86,6 +86,9 @@ pub struct RunStats {
     /// HTML documents over the size read whole (64 MiB), read as text: their attributes unread.
     #[serde(skip_serializing_if = "is_zero")]
     pub html_too_large: u64,
+    /// `--format edges`: the graph's counters (absent in the other formats).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edges: Option<EdgeStats>,
     /// Memory held by the seen-set at the end, in bytes.
     pub seen_set_bytes: u64,
     /// The process's peak resident set when the run ended, in bytes ([`peak_rss_bytes`]; `None`
@@ -207,10 +210,23 @@ impl RunStats {
         for (why, n) in &self.rejected {
             let _ = writeln!(s, "    {why}: {n}");
         }
-        let _ = writeln!(s, "  unique keys: {}", self.unique_keys);
-        let _ = writeln!(s, "  duplicates: {}", self.duplicates);
-        for (rung, n) in &self.duplicates_by_rung {
-            let _ = writeln!(s, "    caught at the {rung} rung: {n}");
+        if let Some(e) = &self.edges {
+            let _ = writeln!(
+                s,
+                "  edges: {} written, {} links over them, from {} documents; {} documents with no node (no address, or no host node), {} links to no node or within one host; {} sorted runs spilled",
+                e.edges,
+                e.links,
+                e.documents,
+                e.documents_without_node,
+                e.links_without_edge,
+                e.runs
+            );
+        } else {
+            let _ = writeln!(s, "  unique keys: {}", self.unique_keys);
+            let _ = writeln!(s, "  duplicates: {}", self.duplicates);
+            for (rung, n) in &self.duplicates_by_rung {
+                let _ = writeln!(s, "    caught at the {rung} rung: {n}");
+            }
         }
         if let Some(n) = self.approx_filter_seen {
             let _ = writeln!(
@@ -252,6 +268,45 @@ impl RunStats {
     /// ```
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+}
+
+/// The counters of `--format edges`.
+///
+/// ```
+/// let mut e = linksieve_pipeline::EdgeStats { edges: 2, ..Default::default() };
+/// e = e + linksieve_pipeline::EdgeStats { documents: 1, ..Default::default() };
+/// assert_eq!((e.edges, e.documents), (2, 1));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct EdgeStats {
+    /// Documents whose links became edges (those with a node).
+    pub documents: u64,
+    /// Documents read as HTML with no node: no address (a file without `--base`), or, with
+    /// `--graph host`, an address with no host node.
+    pub documents_without_node: u64,
+    /// Links of those documents that made no edge: to a URL with no host node, or within
+    /// the document's own host (`--graph host`).
+    pub links_without_edge: u64,
+    /// Links counted over the edges.
+    pub links: u64,
+    /// Edges written: distinct (source, target) pairs.
+    pub edges: u64,
+    /// Sorted runs the edge set wrote to disk (0: the edges fit in `--memory`).
+    pub runs: u64,
+}
+
+impl std::ops::Add for EdgeStats {
+    type Output = EdgeStats;
+    fn add(self, o: EdgeStats) -> EdgeStats {
+        EdgeStats {
+            documents: self.documents + o.documents,
+            documents_without_node: self.documents_without_node + o.documents_without_node,
+            links_without_edge: self.links_without_edge + o.links_without_edge,
+            links: self.links + o.links,
+            edges: self.edges + o.edges,
+            runs: self.runs + o.runs,
+        }
     }
 }
 
@@ -321,10 +376,15 @@ impl std::ops::AddAssign for RunStats {
             encodings,
             outlinks,
             html_too_large,
+            edges,
             seen_set_bytes,
             peak_rss_bytes,
             interrupted,
         } = o;
+        self.edges = match (self.edges.take(), edges) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
         self.outlinks += outlinks;
         self.html_too_large += html_too_large;
         fn add_map<K: Ord>(a: &mut BTreeMap<K, u64>, b: BTreeMap<K, u64>) {

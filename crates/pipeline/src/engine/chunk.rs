@@ -130,6 +130,9 @@ pub(super) struct ChunkOut {
     pub(super) sources: Vec<LinkSource>,
     /// Its outlinks' counters.
     pub(super) outlinks: crate::OutlinkStats,
+    /// `--format edges`: the document's own key (its address keyed), the source of its edges;
+    /// `None` for a document without an address (or one that has no key).
+    pub(super) page: Option<String>,
     /// The encoding it was decoded with (for the summary).
     pub(super) encoding: Option<&'static str>,
     /// The last range of a file whose encoding was decided late: the sink counts the file's
@@ -164,6 +167,14 @@ impl ChunkOut {
 
     pub(super) fn key(&self, item: &Item) -> &str {
         &self.text[item.start..item.key_end]
+    }
+
+    /// The type of a link whose [`Item::from`] is `from`, for `--format edges`.
+    pub(super) fn link_type(&self, from: u32) -> linksieve_graph::LinkType {
+        match self.sources.get(from as usize) {
+            Some(s) => linksieve_graph::LinkType::of_attribute(s.tag, s.attr, s.rel.as_deref()),
+            None => linksieve_graph::LinkType::Text,
+        }
     }
 
     /// The link as found.

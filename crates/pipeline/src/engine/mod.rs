@@ -119,6 +119,55 @@ pub struct RunOptions {
     /// When a durable seen-set records the keys it answered new, once they are delivered
     /// (`--commit`; see [`crate::seen::DEFAULT_COMMIT`]). `--counts` delivers at the end only.
     pub commit: CommitPolicy,
+    /// The graph [`OutputFormat::Edges`] writes.
+    pub edges: EdgeOptions,
+}
+
+/// What `--format edges` writes: the links of each HTML document (a file read with `--html`,
+/// a WARC response) that has an address (its record's target URI, or `--base`) as edges from
+/// the document's node to each link's node, each pair once with its count and link types.
+/// Links in plain text have no source document and make no edge. The seen-set is not asked:
+/// every edge is written, once, whatever earlier runs wrote.
+///
+/// ```
+/// use linksieve_pipeline::{EdgeOptions, InputSpec, OutputFormat, RunOptions, run};
+/// let dir = std::env::temp_dir().join(format!("ls-edges-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let page = dir.join("p.html");
+/// std::fs::write(&page, "<a href=/a>a</a> <img src=//cdn.example.net/i.png> <a href=/a>again</a>").unwrap();
+/// let opts = RunOptions {
+///     html: true,
+///     base: linksieve_iri::WebUrl::parse("http://example.com/").ok(),
+///     format: OutputFormat::Edges,
+///     edges: EdgeOptions { graph: linksieve_graph::Graph::Host, ..EdgeOptions::default() },
+///     ..RunOptions::default()
+/// };
+/// let mut out = Vec::new();
+/// run(&[InputSpec::File(page)], &opts, &mut linksieve_dedup::MemorySet::new(), &mut out, &Default::default(), &Default::default()).unwrap();
+/// assert_eq!(String::from_utf8(out).unwrap(), "com.example\tnet.example.cdn\t1\timg\n");
+/// std::fs::remove_dir_all(dir).unwrap();
+/// ```
+#[derive(Clone, Debug)]
+pub struct EdgeOptions {
+    /// What a node is (`--graph`).
+    pub graph: linksieve_graph::Graph,
+    /// A leading `www.` of a host node (`--www`).
+    pub www: linksieve_graph::Www,
+    /// The edge set's memory budget (`--memory`): past it, sorted runs go to `temp_dir`.
+    pub memory: usize,
+    /// Where the edge set's runs go (the system's temporary folder when `None`).
+    pub temp_dir: Option<std::path::PathBuf>,
+}
+
+impl Default for EdgeOptions {
+    fn default() -> Self {
+        EdgeOptions {
+            graph: linksieve_graph::Graph::Page,
+            www: linksieve_graph::Www::Keep,
+            memory: crate::seen::DEFAULT_SPILL_BUDGET,
+            temp_dir: None,
+        }
+    }
 }
 
 /// A callback for input failures as they happen (see [`RunOptions::on_input_failure`]).
@@ -211,6 +260,11 @@ impl RunOptions {
         if self.threads > Self::MAX_THREADS {
             return bad("threads", self.threads, Self::MAX_THREADS);
         }
+        if self.format == OutputFormat::Edges && self.counts {
+            return Err(RunError::Options(
+                "edges are counted already: --counts is for keys".to_owned(),
+            ));
+        }
         Ok(())
     }
 }
@@ -232,6 +286,7 @@ impl Default for RunOptions {
             warc_records: WarcRecords::Content,
             on_input_failure: None,
             commit: crate::seen::DEFAULT_COMMIT,
+            edges: EdgeOptions::default(),
         }
     }
 }
@@ -250,6 +305,9 @@ pub enum RunError {
     /// The seen-set failed.
     #[error(transparent)]
     Dedup(#[from] DedupError),
+    /// The edge set of `--format edges` could not write or read its sorted runs.
+    #[error("the edge set: {0}")]
+    Edges(#[source] linksieve_graph::GraphError),
     /// A worker thread could not be started.
     #[error("starting worker threads: {0}")]
     Threads(String),

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::delivery::Recorder;
+use linksieve_graph::Graph;
 
 /// The rungs that can lie below the chosen one; rung `i` is tag `i` of the sink's Bloom filter.
 pub(super) const LOWER_RUNGS: [Rung; 3] = [Rung::String, Rung::Syntax, Rung::Scheme];
@@ -38,6 +39,8 @@ pub(super) struct Sink<'a> {
     pub(super) count_index: std::collections::HashMap<u128, usize>,
     /// The line of the next chunk's first byte in its stream.
     pub(super) line_base: u64,
+    /// `--format edges`: the edges so far (the seen-set is not asked then).
+    pub(super) edges: Option<linksieve_graph::EdgeSet>,
     pub(super) stats: RunStats,
 }
 
@@ -88,8 +91,14 @@ impl<'a> Sink<'a> {
             counts: Vec::new(),
             count_index: Default::default(),
             line_base: 1,
+            edges: (opts.format == OutputFormat::Edges).then(|| {
+                let e = &opts.edges;
+                let dir = e.temp_dir.clone().unwrap_or_else(std::env::temp_dir);
+                linksieve_graph::EdgeSet::new(e.memory, dir)
+            }),
             stats: RunStats {
                 approx_filter_seen,
+                edges: (opts.format == OutputFormat::Edges).then(Default::default),
                 ..RunStats::default()
             },
         }
@@ -172,6 +181,14 @@ impl<'a> Sink<'a> {
             *self.stats.encodings.entry(e.name()).or_default() += 1;
         }
         self.stats.too_long += c.too_long;
+        if self.edges.is_some() {
+            for r in &mut c.rejected {
+                self.stats.reject(std::mem::take(&mut r.reason));
+            }
+            self.add_edges(&c)?;
+            self.recycle(c);
+            return Ok(());
+        }
         let fps: Vec<Fingerprint> = c.items.iter().map(|i| Fingerprint(i.fp)).collect();
         // The chunk waits in `ordered` until its answers come: a spill set counts it.
         self.dedup
@@ -346,7 +363,49 @@ impl<'a> Sink<'a> {
             .map_err(RunError::Output)
     }
 
+    /// `--format edges`: a chunk's links as edges from its document's node.
+    fn add_edges(&mut self, c: &ChunkOut) -> Result<(), RunError> {
+        let (Some(set), Some(stats)) = (&mut self.edges, &mut self.stats.edges) else {
+            return Ok(());
+        };
+        let links =
+            |c: &ChunkOut| -> u64 { c.items.iter().map(|i| 1 + u64::from(i.repeats)).sum() };
+        let (graph, www) = (self.opts.edges.graph, self.opts.edges.www);
+        let node = |key| graph.node(key, www);
+        let Some(source) = c.page.as_deref().and_then(node) else {
+            stats.documents_without_node += u64::from(c.document);
+            stats.links_without_edge += links(c);
+            return Ok(());
+        };
+        stats.documents += 1;
+        for item in &c.items {
+            let n = 1 + u64::from(item.repeats);
+            match node(c.key(item)) {
+                Some(target) if graph == Graph::Page || target != source => {
+                    set.add(&source, &target, c.link_type(item.from).into(), n)
+                        .map_err(RunError::Edges)?;
+                }
+                _ => stats.links_without_edge += n,
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn finish(&mut self) -> Result<(), RunError> {
+        if let Some(set) = self.edges.take() {
+            let printer = &mut self.printer;
+            let totals = set.finish(|e| printer.edge(e)).map_err(|e| match e {
+                linksieve_graph::GraphError::Output(e) => RunError::Output(e),
+                e => RunError::Edges(e),
+            })?;
+            if let Some(s) = &mut self.stats.edges {
+                s.links += totals.links;
+                s.edges += totals.edges;
+                s.runs += totals.runs;
+            }
+            // the seen-set holds nothing of an edges run: this only flushes the output
+            return self.recorder.end(self.dedup, self.printer.output());
+        }
         self.dedup.answer_rest(self.ordered.answers())?;
         self.drain()?;
         if self.opts.counts {

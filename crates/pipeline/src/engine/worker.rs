@@ -247,6 +247,11 @@ impl Worker<'_> {
         url: Option<WebUrl>,
     ) {
         let opts = self.opts;
+        if opts.format == OutputFormat::Edges {
+            self.out.page = url
+                .as_ref()
+                .and_then(|u| self.keyer.key(u.as_str(), false).ok());
+        }
         let doc = read_document(
             bytes,
             &DocumentOptions {
@@ -370,7 +375,10 @@ impl Worker<'_> {
         let hash = fp_text as u64;
         if let Some(&i) = self.repeats.0.get(&hash) {
             let item = &self.out.items[i as usize];
-            if item.legacy == legacy && self.out.original(item) == original {
+            // an edge's types are counted per link: a repeat of another type is keyed apart
+            let same_type = self.opts.format != OutputFormat::Edges
+                || self.out.link_type(item.from) == self.out.link_type(found.from);
+            if item.legacy == legacy && self.out.original(item) == original && same_type {
                 self.out.items[i as usize].repeats += 1;
                 return;
             }

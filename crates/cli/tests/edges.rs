@@ -1,0 +1,179 @@
+//! `run --format edges` (issue 34): the link graph of WARC responses, each (source, target)
+//! pair once with its count and link types, sorted, the same for every thread count and memory
+//! budget (in memory, or merged from sorted runs on disk). The expected graph is computed here
+//! from the links the test wrote, not by linksieve; the real-crawl oracle (wget through a proxy,
+//! cc-pyspark's host rules) is `tests/oracles/test_graph.py`.
+
+use crate::common;
+use common::{linksieve, run_paths, tempdir, warc_response};
+use std::collections::BTreeMap;
+
+/// (source, target) -> (count, link types), as the test computes it.
+type Graph = BTreeMap<(String, String), (u64, Vec<&'static str>)>;
+
+/// Pages on 37 hosts, each with 20 links to 53 hosts through three elements (and every fourth
+/// link repeated as text), and the graph they make: (source, target) -> (count, types).
+fn crawl() -> (Vec<u8>, Graph) {
+    let mut warc = Vec::new();
+    let mut page_edges = Graph::new();
+    for i in 0..300u64 {
+        let page = format!("http://s{}.example/p{i}", i % 37);
+        let mut body = String::from("<html><body>");
+        for k in 0..20u64 {
+            let target = format!("http://t{}.example/x{}", (i * 7 + k) % 53, k % 5);
+            let (tag, ty) = match k % 3 {
+                0 => (format!("<a href='{target}'>x</a>"), "a"),
+                1 => (format!("<img src='{target}'>"), "img"),
+                _ => (format!("<script src='{target}'></script>"), "script"),
+            };
+            body.push_str(&tag);
+            let mut add = |ty| {
+                let e = page_edges
+                    .entry((page.clone(), target.clone()))
+                    .or_default();
+                e.0 += 1;
+                if !e.1.contains(&ty) {
+                    e.1.push(ty);
+                }
+            };
+            add(ty);
+            if k % 4 == 0 {
+                body.push_str(&format!(" see {target} "));
+                add("text");
+            }
+        }
+        body.push_str("</body></html>");
+        warc.extend(warc_response(&page, "text/html", body.as_bytes()));
+    }
+    (warc, page_edges)
+}
+
+/// The rows `--format edges` writes for `edges`, types in linksieve's order.
+fn rows(edges: &Graph) -> String {
+    let order = ["a", "img", "script", "text"];
+    edges
+        .iter()
+        .map(|((s, t), (n, types))| {
+            let ty: Vec<_> = order
+                .iter()
+                .filter(|o| types.contains(o))
+                .copied()
+                .collect();
+            format!("{s}\t{t}\t{n}\t{}\n", ty.join(","))
+        })
+        .collect()
+}
+
+/// `http://a.b.example/x` -> `example.b.a` (the test's own reversal).
+fn host(url: &str) -> String {
+    let host = url.split('/').nth(2).unwrap();
+    host.rsplit('.').collect::<Vec<_>>().join(".")
+}
+
+#[test]
+fn edges_are_each_pair_once_sorted_for_every_thread_count_and_budget() {
+    let d = tempdir("edges");
+    let (warc, page_edges) = crawl();
+    let input = d.join("crawl.warc");
+    std::fs::write(&input, warc).unwrap();
+    let mut host_edges = Graph::new();
+    for ((s, t), (n, types)) in &page_edges {
+        let e = host_edges.entry((host(s), host(t))).or_default();
+        e.0 += n;
+        for ty in types {
+            if !e.1.contains(ty) {
+                e.1.push(ty);
+            }
+        }
+    }
+    for (graph, expected) in [("page", rows(&page_edges)), ("host", rows(&host_edges))] {
+        for extra in [
+            &["-j1"][..],
+            &["-j2", "--chunk-size", "4K"],
+            &["-j2", "--memory", "64K"],
+        ] {
+            let stats = d.join(format!("{graph}-{}.json", extra.join("")));
+            let mut args = vec!["--format", "edges", "--graph", graph, "--stats"];
+            args.push(stats.to_str().unwrap());
+            args.extend_from_slice(extra);
+            let (code, out, err) = run_paths(&args, &[&input]);
+            assert_eq!(code, 0, "{graph} {extra:?}: {err}");
+            assert_eq!(out, expected, "{graph} {extra:?}");
+            let s: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+            let e = &s["edges"];
+            assert_eq!(e["documents"], 300);
+            assert_eq!(e["edges"], expected.lines().count());
+            let spilled = e["runs"].as_u64().unwrap() > 0;
+            // neither 6,000 page edges nor 1,961 host edges fit in 64 KiB; both fit in 512 MiB
+            assert_eq!(spilled, extra.contains(&"64K"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn host_nodes_follow_common_crawl_and_www_is_kept_or_stripped() {
+    let d = tempdir("edges-hosts");
+    let body = "<a href='http://WWW.Example.ORG./a'>a</a> <a href='/same-host'>s</a> \
+                <a href='http://192.0.2.1/'>ip</a> <a href='http://localhost/'>l</a> \
+                <a href='mailto:a@example.net'>m</a> <img src='http://b\u{fc}cher.example/i'>";
+    let input = d.join("w.warc");
+    std::fs::write(
+        &input,
+        warc_response("http://www.source.example/p", "text/html", body.as_bytes()),
+    )
+    .unwrap();
+    let (code, keep, err) = run_paths(&["-q", "--format", "edges", "--graph", "host"], &[&input]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        keep,
+        "example.source.www\texample.xn--bcher-kva\t1\timg\n\
+         example.source.www\torg.example.www\t1\ta\n"
+    );
+    let args = [
+        "-q", "--format", "edges", "--graph", "host", "--www", "strip",
+    ];
+    let (_, strip, _) = run_paths(&args, &[&input]);
+    assert_eq!(
+        strip,
+        "example.source\texample.xn--bcher-kva\t1\timg\nexample.source\torg.example\t1\ta\n"
+    );
+}
+
+#[test]
+fn edge_options_out_of_place_are_usage_errors() {
+    for args in [
+        &["run", "--graph", "host"][..],
+        &["run", "--www", "strip"],
+        &["run", "--format", "edges", "--counts"],
+        &["run", "--format", "edges", "--dedup", "spill"],
+        &["run", "--format", "edges", "--seen", "/nonexistent/store"],
+    ] {
+        let r = linksieve(args, "");
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_output_fails_an_edges_run_with_status_4() {
+    let d = tempdir("edges-full");
+    let input = d.join("p.warc");
+    std::fs::write(
+        &input,
+        warc_response("http://a.example/", "text/html", b"<a href=/b>b</a>"),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_linksieve"))
+        .args(["run", "-q", "--format", "edges"])
+        .arg(&input)
+        .stdout(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap(),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+}

@@ -1,0 +1,164 @@
+"""`linksieve run --format edges` against a graph linksieve did not compute: a real crawl by
+wget of several virtual hosts, all served by one HTTP proxy that the test starts on 127.0.0.1
+(wget sends it absolute URLs, so no name is ever looked up), into a WARC file; the expected
+edges come from warcio, Python's html.parser and the ada-url WHATWG parser
+(`outlink_oracle.py`) and, at host level, cc-pyspark's own host rule (`cc_hosts.py`, copied
+from its repository)."""
+
+import http.server
+import json
+import random
+import subprocess
+from collections import Counter
+from urllib.parse import urlsplit
+
+import ada_url
+import pytest
+
+from cc_hosts import get_surt_host
+from crawl import serving
+from outlink_oracle import html_responses, outlinks
+from test_html import iri_model
+
+# The hosts the proxy serves (wget crawls them); links also go to hosts it does not serve.
+SERVED = ["www.alpha.example", "alpha.example", "beta.example.org", "shop.beta.example.org",
+          "gamma.example.net", "xn--bcher-kva.example", "www.com.example"]
+ELSEWHERE = ["http://external.example.com/x", "http://WWW.Upper.Example.ORG./y",
+             "http://b\u00fccher.example/z", "http://192.0.2.7/ip", "http://www.10.0.0.1/",
+             "http://localhost/l", "mailto:a@example.net", "javascript:void(0)",
+             "http://under_score.example/u", "https://sub.alpha.example:8443/port",
+             "//gamma.example.net/protocol-relative", "ftp://files.example.net/f"]
+# Elements with content are closed: an unclosed `<iframe>` or `<script>` makes the rest of the
+# page its raw text (HTML "RAWTEXT state", as linksieve reads it), while html.parser treats only
+# `script` and `style` so (a difference of the oracle, not under test here).
+TAGS = [("a", "href", "</a>"), ("img", "src", ""), ("script", "src", "</script>"),
+        ("iframe", "src", "</iframe>"), ("link rel=stylesheet", "href", ""),
+        ("link rel=canonical", "href", ""), ("area", "href", "")]
+
+
+def site(seed=7, pages=8):
+    """host -> path -> HTML: pages that link within their host (relative and absolute), to the
+    other served hosts and to hosts elsewhere, through every tag of TAGS; some pages with a
+    `<base href>` on another host."""
+    rnd = random.Random(seed)
+    out = {}
+    for h in SERVED:
+        out[h] = {}
+        for p in range(pages):
+            links = []
+            for _ in range(rnd.randrange(4, 14)):
+                kind = rnd.random()
+                if kind < 0.3:
+                    target = f"p{rnd.randrange(pages)}.html"
+                elif kind < 0.65:
+                    target = f"http://{rnd.choice(SERVED)}/p{rnd.randrange(pages)}.html"
+                else:
+                    target = rnd.choice(ELSEWHERE)
+                tag, attr, end = rnd.choice(TAGS)
+                links.append(f"<{tag} {attr}=\"{target}\">{end}")
+            base = f"<base href=\"http://{rnd.choice(SERVED)}/\">" if p == 3 else ""
+            out[h][f"/p{p}.html"] = (f"<html><head>{base}</head><body>"
+                                     + "\n".join(links) + "</body></html>")
+    return out
+
+
+class Proxy(http.server.BaseHTTPRequestHandler):
+    """An HTTP proxy that answers for the hosts of `server.site` itself (and 404 for others)."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        u = urlsplit(self.path)
+        page = self.server.site.get(u.hostname or "", {}).get(u.path)
+        if page is None:
+            body, status, ctype = b"not here", 404, "text/plain"
+        else:
+            body, status, ctype = page.encode(), 200, "text/html; charset=utf-8"
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def warc(tmp_path_factory):
+    d = tmp_path_factory.mktemp("graph")
+    with serving(Proxy, site=site()) as server:
+        host, port = server.server_address[:2]
+        subprocess.run(
+            ["wget", "-r", "-l", "inf", "-e", "robots=off", "-nv", "-e", "use_proxy=yes",
+             "-e", f"http_proxy=http://{host}:{port}/", "--span-hosts",
+             "--domains=" + ",".join(SERVED), f"--warc-file={d / 'crawl'}", "-P",
+             str(d / "site"), "-o", str(d / "wget.log"),
+             *[f"http://{h}/p0.html" for h in SERVED]],
+            check=False, timeout=300,
+        )
+    path = d / "crawl.warc.gz"
+    assert path.exists(), (d / "wget.log").read_text()
+    return path
+
+
+def edges(run, warc, *args):
+    """linksieve's edges: (source, target) -> (count, types)."""
+    p = run("run", "-q", "--format", "edges", *args, warc, check_status=0)
+    out = {}
+    for line in p.stdout.splitlines():
+        s, t, n, types = line.split("\t")
+        out[(s, t)] = (int(n), set(types.split(",")))
+    return out
+
+
+def attribute_pairs(found):
+    """The pairs that some link of an attribute made (not only links of the text)."""
+    return {pair for pair, (_, types) in found.items() if types != {"text"}}
+
+
+def test_page_edges_match_html_parser_and_ada(run, warc):
+    expected = Counter()
+    documents = 0
+    for url, text in html_responses(warc):
+        documents += 1
+        source = iri_model(ada_url.URL(url).href)
+        links, _ = outlinks(text, url)
+        expected.update((source, iri_model(h)) for _, _, h in links if h is not None)
+    assert documents >= len(SERVED) * 6, documents
+    # the string rung in web mode: each URL as the URL Standard writes it
+    found = edges(run, warc, "--level", "string", "--input", "web")
+    assert attribute_pairs(found) == set(expected)
+    for pair, (n, types) in found.items():
+        if "text" not in types:
+            assert n == expected[pair], pair
+
+
+@pytest.mark.parametrize("www", ["keep", "strip"])
+def test_host_edges_match_cc_pyspark(run, warc, www):
+    strip = www == "strip"
+    expected = set()
+    for url, text in html_responses(warc):
+        source = get_surt_host(url, strip)
+        links, _ = outlinks(text, url)
+        for _, _, href in links:
+            target = get_surt_host(href, strip) if href is not None else None
+            if source and target and target != source:
+                expected.add((source, target))
+    assert len(expected) > 20
+    found = edges(run, warc, "--graph", "host", "--www", www)
+    assert attribute_pairs(found) == expected
+    # the hosts the rule drops made no node: IPs, single labels, no authority
+    names = {n for pair in found for n in pair}
+    assert not any(n.endswith(".10.0.0") or n == "localhost" or "192" in n for n in names)
+    assert ("org.example.upper" if strip else "org.example.upper.www") in names
+
+
+def test_edges_summary_counts_the_links(run, warc, tmp_path):
+    stats = tmp_path / "s.json"
+    run("run", "-q", "--format", "edges", "--graph", "host", "--stats", stats, warc,
+        check_status=0)
+    e = json.loads(stats.read_text())["edges"]
+    assert e["documents"] >= len(SERVED) * 6
+    assert e["links_without_edge"] > 0 and e["edges"] > 20
