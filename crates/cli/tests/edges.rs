@@ -164,16 +164,6 @@ fn a_full_output_fails_an_edges_run_with_status_4() {
         warc_response("http://a.example/", "text/html", b"<a href=/b>b</a>"),
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_linksieve"))
-        .args(["run", "-q", "--format", "edges"])
-        .arg(&input)
-        .stdout(
-            std::fs::OpenOptions::new()
-                .write(true)
-                .open("/dev/full")
-                .unwrap(),
-        )
-        .output()
-        .unwrap();
+    let out = common::to_full_output(["run", "-q", "--format", "edges", input.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(4));
 }

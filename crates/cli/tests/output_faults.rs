@@ -49,17 +49,7 @@ fn a_full_output_ends_with_status_3_and_says_the_cause_once() {
     let input = d.join("in.txt");
     std::fs::write(&input, "http://a.example/\n").unwrap();
     for sub in ["run", "dedup"] {
-        let out = bin()
-            .args([sub, "-q"])
-            .arg(&input)
-            .stdout(Stdio::from(
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .open("/dev/full")
-                    .unwrap(),
-            ))
-            .output()
-            .unwrap();
+        let out = common::to_full_output([sub, "-q", input.to_str().unwrap()]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(4), "{sub}: {err}");
         assert_eq!(

@@ -109,3 +109,21 @@ pub fn warc_response(uri: &str, ctype: &str, body: &[u8]) -> Vec<u8> {
     rec.extend_from_slice(b"\r\n\r\n");
     rec
 }
+
+/// `linksieve ARGS` with its standard output on `/dev/full`, which refuses every write.
+#[cfg(target_os = "linux")]
+pub fn to_full_output<I, S>(args: I) -> std::process::Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full");
+    Command::new(env!("CARGO_BIN_EXE_linksieve"))
+        .args(args)
+        .stdout(Stdio::from(full))
+        .output()
+        .expect("run linksieve")
+}
