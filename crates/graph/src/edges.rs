@@ -84,6 +84,8 @@ const MIN_BUDGET: usize = 64 << 10;
 pub struct EdgeSet {
     /// `source_len (4 bytes LE) ++ source ++ target` -> (count, types).
     table: HashMap<Box<[u8]>, (u64, u32)>,
+    /// The packed name of the edge being added (kept from call to call).
+    name: Vec<u8>,
     held: usize,
     budget: usize,
     temp_base: PathBuf,
@@ -120,6 +122,7 @@ impl EdgeSet {
     pub fn new(budget: usize, temp_base: impl Into<PathBuf>) -> EdgeSet {
         EdgeSet {
             table: HashMap::new(),
+            name: Vec::new(),
             held: 0,
             budget: budget.max(MIN_BUDGET),
             temp_base: temp_base.into(),
@@ -155,7 +158,9 @@ impl EdgeSet {
         count: u64,
     ) -> Result<(), GraphError> {
         self.links += count;
-        let mut name = Vec::with_capacity(4 + source.len() + target.len());
+        // packed in a kept buffer: an edge seen before costs no allocation
+        let name = &mut self.name;
+        name.clear();
         name.extend_from_slice(&(source.len() as u32).to_le_bytes());
         name.extend_from_slice(source.as_bytes());
         name.extend_from_slice(target.as_bytes());
@@ -167,7 +172,7 @@ impl EdgeSet {
             None => {
                 self.held += PER_EDGE + name.len();
                 self.table
-                    .insert(name.into_boxed_slice(), (count, types.bits()));
+                    .insert(name.as_slice().into(), (count, types.bits()));
                 if self.held >= self.budget {
                     self.spill()?;
                 }
