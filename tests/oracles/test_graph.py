@@ -1,33 +1,41 @@
 """`linksieve run --format edges` against a graph linksieve did not compute: a real crawl by
 wget of several virtual hosts, all served by one HTTP proxy that the test starts on 127.0.0.1
-(wget sends it absolute URLs, so no name is ever looked up), into a WARC file; the expected
-edges come from warcio, Python's html.parser and the ada-url WHATWG parser
-(`outlink_oracle.py`) and, at host level, cc-pyspark's own host rule (`cc_hosts.py`, copied
-from its repository)."""
+(wget sends it absolute URLs, so no name is ever looked up), into a WARC file, with redirects,
+`Link` fields and robots.txt files; the expected edges come from warcio, Python's html.parser
+and the ada-url WHATWG parser (`outlink_oracle.py`), cc-pyspark's patterns for the links of
+records (`cc_records.py`); at host level, cc-pyspark's own host rule (`cc_hosts.py`, copied
+from its repository); at domain level, that rule then tldextract's Public Suffix List (its own
+snapshot, private suffixes included), as cc-webgraph folds a host graph into a domain graph."""
 
 import http.server
 import json
 import random
+import re
 import subprocess
 from collections import Counter
 from urllib.parse import urlsplit
 
 import ada_url
 import pytest
+import tldextract
 
 from cc_hosts import get_surt_host
+from cc_records import record_links
 from crawl import serving
 from outlink_oracle import html_responses, outlinks
 from test_html import iri_model
 
 # The hosts the proxy serves (wget crawls them); links also go to hosts it does not serve.
 SERVED = ["www.alpha.example", "alpha.example", "beta.example.org", "shop.beta.example.org",
-          "gamma.example.net", "xn--bcher-kva.example", "www.com.example"]
+          "gamma.example.net", "xn--bcher-kva.example", "www.com.example",
+          "www.shop.example.co.uk", "blog.me.github.io"]
 ELSEWHERE = ["http://external.example.com/x", "http://WWW.Upper.Example.ORG./y",
              "http://b\u00fccher.example/z", "http://192.0.2.7/ip", "http://www.10.0.0.1/",
              "http://localhost/l", "mailto:a@example.net", "javascript:void(0)",
              "http://under_score.example/u", "https://sub.alpha.example:8443/port",
-             "//gamma.example.net/protocol-relative", "ftp://files.example.net/f"]
+             "//gamma.example.net/protocol-relative", "ftp://files.example.net/f",
+             "http://news.example.co.uk/", "https://you.github.io/", "http://github.io/",
+             "http://co.uk/", "http://a.b.c.ck/", "http://WWW.CK./", "http://x.b.s3.amazonaws.com/"]
 # Elements with content are closed: an unclosed `<iframe>` or `<script>` makes the rest of the
 # page its raw text (HTML "RAWTEXT state", as linksieve reads it), while html.parser treats only
 # `script` and `style` so (a difference of the oracle, not under test here).
@@ -56,14 +64,33 @@ def site(seed=7, pages=8):
                     target = rnd.choice(ELSEWHERE)
                 tag, attr, end = rnd.choice(TAGS)
                 links.append(f"<{tag} {attr}=\"{target}\">{end}")
+            # redirects: r{n}.html answers 301, 302, 307 or 308 (`Proxy.redirect`)
+            if rnd.random() < 0.5:
+                links.append(f"<a href=\"http://{rnd.choice(SERVED)}/r{rnd.randrange(8)}.html\">r</a>")
             base = f"<base href=\"http://{rnd.choice(SERVED)}/\">" if p == 3 else ""
             out[h][f"/p{p}.html"] = (f"<html><head>{base}</head><body>"
                                      + "\n".join(links) + "</body></html>")
     return out
 
 
+def redirect(host, n):
+    """The status and `Location` of /r{n}.html on `host`: to a page of this host (relative,
+    or absolute) or of another served host."""
+    status = [301, 302, 307, 308][n % 4]
+    other = SERVED[(SERVED.index(host) + n + 1) % len(SERVED)]
+    location = [f"p{n}.html", f"http://{host}/p{n}.html", f"http://{other}/p{n}.html"][n % 3]
+    return status, location
+
+
+def robots(host):
+    """A robots.txt that allows all and names two sitemaps, one on another host."""
+    return (f"User-agent: *\nAllow: /\nSitemap: http://{host}/sitemap.xml\n"
+            f"sitemap:   http://sitemaps.example.net/{host}.xml\n")
+
+
 class Proxy(http.server.BaseHTTPRequestHandler):
-    """An HTTP proxy that answers for the hosts of `server.site` itself (and 404 for others)."""
+    """An HTTP proxy that answers for the hosts of `server.site` itself (and 404 for others):
+    their pages (every third with `Link` fields), redirects (`redirect`) and robots.txt."""
 
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
@@ -73,12 +100,25 @@ class Proxy(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):
         u = urlsplit(self.path)
-        page = self.server.site.get(u.hostname or "", {}).get(u.path)
-        if page is None:
+        host = u.hostname or ""
+        page = self.server.site.get(host, {}).get(u.path)
+        fields = []
+        if host in SERVED and u.path == "/robots.txt":
+            body, status, ctype = robots(host).encode(), 200, "text/plain"
+        elif host in SERVED and re.fullmatch(r"/r\d\.html", u.path):
+            status, location = redirect(host, int(u.path[2]))
+            body, ctype = f"<a href='{location}'>moved</a>".encode(), "text/html"
+            fields = [("Location", location)]
+        elif page is None:
             body, status, ctype = b"not here", 404, "text/plain"
         else:
             body, status, ctype = page.encode(), 200, "text/html; charset=utf-8"
+            if int(u.path[2]) % 3 == 1:
+                fields = [("Link", "</p0.html>; rel=prefetch, <http://cdn.example.com/s.css>; "
+                                   "rel=\"preload; as=<style>\"")]
         self.send_response(status)
+        for name, value in fields:
+            self.send_header(name, value)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -91,7 +131,7 @@ def warc(tmp_path_factory):
     with serving(Proxy, site=site()) as server:
         host, port = server.server_address[:2]
         subprocess.run(
-            ["wget", "-r", "-l", "inf", "-e", "robots=off", "-nv", "-e", "use_proxy=yes",
+            ["wget", "-r", "-l", "inf", "-e", "robots=on", "-nv", "-e", "use_proxy=yes",
              "-e", f"http_proxy=http://{host}:{port}/", "--span-hosts",
              "--domains=" + ",".join(SERVED), f"--warc-file={d / 'crawl'}", "-P",
              str(d / "site"), "-o", str(d / "wget.log"),
@@ -118,21 +158,46 @@ def attribute_pairs(found):
     return {pair for pair, (_, types) in found.items() if types != {"text"}}
 
 
+def header_pairs(warc):
+    """(target URI, link resolved against it by ada-url, type) of each record link."""
+    for url, kind, value in record_links(warc):
+        yield url, ada_url.join_url(url, value), kind
+
+
+def test_the_crawl_has_redirects_link_fields_and_sitemaps(warc):
+    kinds = Counter(kind for _, kind, _ in record_links(warc))
+    assert {k for k in kinds if k.startswith("redirect-")} == {
+        "redirect-301", "redirect-302", "redirect-307", "redirect-308"}, kinds
+    assert kinds["link-header"] > 10 and kinds["sitemap"] == 2 * len(SERVED), kinds
+    # the one difference from cc-pyspark's Link pattern (`cc_records.py`): the `<style>` inside
+    # a quoted parameter is no link (RFC 8288 3)
+    cc = Counter(record_links(warc, rfc8288=False)) - Counter(record_links(warc))
+    assert {value for _, _, value in cc} == {"style"}, cc
+
+
 def test_page_edges_match_html_parser_and_ada(run, warc):
     expected = Counter()
+    types = {}
     documents = 0
     for url, text in html_responses(warc):
         documents += 1
         source = iri_model(ada_url.URL(url).href)
         links, _ = outlinks(text, url)
         expected.update((source, iri_model(h)) for _, _, h in links if h is not None)
+    for url, link, kind in header_pairs(warc):
+        pair = (iri_model(ada_url.URL(url).href), iri_model(link))
+        expected[pair] += 1
+        types.setdefault(pair, set()).add(kind)
     assert documents >= len(SERVED) * 6, documents
     # the string rung in web mode: each URL as the URL Standard writes it
     found = edges(run, warc, "--level", "string", "--input", "web")
     assert attribute_pairs(found) == set(expected)
-    for pair, (n, types) in found.items():
-        if "text" not in types:
+    for pair, (n, found_types) in found.items():
+        if "text" not in found_types:
             assert n == expected[pair], pair
+    # each record link's type is on its edge
+    for pair, kinds in types.items():
+        assert kinds <= found[pair][1], (pair, found[pair])
 
 
 @pytest.mark.parametrize("www", ["keep", "strip"])
@@ -146,6 +211,10 @@ def test_host_edges_match_cc_pyspark(run, warc, www):
             target = get_surt_host(href, strip) if href is not None else None
             if source and target and target != source:
                 expected.add((source, target))
+    for url, link, _ in header_pairs(warc):
+        source, target = get_surt_host(url, strip), get_surt_host(link, strip)
+        if source and target and target != source:
+            expected.add((source, target))
     assert len(expected) > 20
     found = edges(run, warc, "--graph", "host", "--www", www)
     assert attribute_pairs(found) == expected
@@ -153,6 +222,41 @@ def test_host_edges_match_cc_pyspark(run, warc, www):
     names = {n for pair in found for n in pair}
     assert not any(n.endswith(".10.0.0") or n == "localhost" or "192" in n for n in names)
     assert ("org.example.upper" if strip else "org.example.upper.www") in names
+
+
+# tldextract's own copy of the list (no fetch), private suffixes included
+SUFFIXES = tldextract.TLDExtract(suffix_list_urls=(), include_psl_private_domains=True)
+
+
+def domain_of(surt_host):
+    """cc-webgraph's fold of a reversed host name into its reversed registered domain (None for
+    a public suffix itself, or a name on no rule of the list)."""
+    if surt_host is None:
+        return None
+    domain = SUFFIXES(".".join(reversed(surt_host.split(".")))).top_domain_under_public_suffix
+    return ".".join(reversed(domain.split("."))) if domain else None
+
+
+def test_domain_edges_match_cc_pyspark_then_the_suffix_list(run, warc):
+    expected = set()
+    for url, text in html_responses(warc):
+        source = domain_of(get_surt_host(url))
+        links, _ = outlinks(text, url)
+        for _, _, href in links:
+            target = domain_of(get_surt_host(href)) if href is not None else None
+            if source and target and target != source:
+                expected.add((source, target))
+    for url, link, _ in header_pairs(warc):
+        source, target = domain_of(get_surt_host(url)), domain_of(get_surt_host(link))
+        if source and target and target != source:
+            expected.add((source, target))
+    # the crawl's domains: the hosts under .example have none (no such suffix on the list)
+    sources = {"uk.co.example", "io.github.me", "org.example", "net.example"}
+    assert {s for s, _ in expected} == sources, expected
+    # a private suffix: another github.io site is another domain
+    assert "io.github.you" in {t for _, t in expected}
+    found = edges(run, warc, "--graph", "domain")
+    assert attribute_pairs(found) == expected
 
 
 def test_edges_summary_counts_the_links(run, warc, tmp_path):

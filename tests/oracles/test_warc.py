@@ -4,7 +4,10 @@ Oracles that are not linksieve's WARC code:
 - warcio (the Webrecorder reader) writes the records and reads them back: the payloads it
   decodes (chunked, gzip, deflate, br undone; charset from the HTTP head) are written out as one
   UTF-8 text file, and `linksieve run` on that text must give the keys of `linksieve run` on the
-  WARC, in the same order, for every chunk size and thread count.
+  WARC, in the same order, for every chunk size and thread count. The links a response states
+  outside its payload (a redirect's `Location`, `Link` fields, robots.txt `Sitemap:` lines) are
+  read from warcio's HTTP head by cc-pyspark's patterns (`cc_records.py`), resolved by ada-url,
+  and written before the record's payload.
 - wget crawls pages served on 127.0.0.1 (with gzip on and off, chunked or not) and writes a
   WARC; the keys must be exactly the links the server put in its pages.
 """
@@ -17,9 +20,11 @@ import subprocess
 import threading
 import zlib
 
+import ada_url
 import brotli
 import pytest
 
+from cc_records import links_of
 from crawl import serving
 from warcio.archiveiterator import ArchiveIterator
 from warcio.bufferedreaders import BufferedReader
@@ -125,9 +130,16 @@ def records():
         ("response", "http://d.example/", resp, http_response(page(4), coding="deflate")),
         ("response", "http://e.example/", resp, http_response(page(5), coding="deflate-raw", chunk=3)),
         ("response", "http://f.example/", resp, http_response(page(6), coding="br")),
-        # a head far longer than a read, with links in it that are not content
+        # a head far longer than a read, with a link field and a cookie (not content)
         ("response", "http://g.example/", resp,
-         http_response(page(7), coding="gzip", extra=big_cookie + b"Link: <http://header.example/>\r\n")),
+         http_response(page(7), coding="gzip",
+                       extra=big_cookie + b"Link: <http://header.example/>; rel=preload\r\n")),
+        # a redirect (its Location relative) and a robots.txt: their links come first
+        ("response", "http://m.example/old", resp,
+         b"HTTP/1.1 301 Moved Permanently\r\nLocation: ../new?x=1\r\nContent-Length: 0\r\n\r\n"),
+        ("response", "http://m.example/robots.txt", resp,
+         http_response(b"User-agent: *\nSitemap: /sitemap.xml\nSitemap: https://s.example/m.xml\n",
+                       ctype="text/plain")),
         ("response", "http://h.example/", resp,
          http_response(cyr, ctype="text/html; charset=windows-1251", chunk=5)),
         ("response", "http://i.example/", resp,
@@ -135,8 +147,10 @@ def records():
         # stored decoded, coding headers kept
         ("response", "http://j.example/", resp, http_response(page(8), declared="gzip")),
         ("response", "http://k.example/", resp, http_response(page(9), chunk=0)),
+        # an image: its payload is skipped, its Link field is not
         ("response", "http://l.example/", resp,
-         http_response(b"\x89PNG http://png.example/", ctype="image/png")),
+         http_response(b"\x89PNG http://png.example/", ctype="image/png",
+                       extra=b"Link: </license>; rel=license\r\n")),
         ("resource", "metadata://gnu.org/software/wget/warc/wget.log", "text/plain",
          b"--2026-01-01-- http://log.example/\n"),
         ("resource", "http://img.example/x.png", "image/png", b"\x89PNG http://img.example/y"),
@@ -171,9 +185,12 @@ def warcio_text(path, everything=False):
                 continue
             elif uri.lower().startswith("metadata:") and not everything:
                 continue
+            data = r.content_stream().read()
+            if r.rec_type == "response":
+                for _, value in links_of(r, body=data):
+                    out.append(ada_url.join_url(uri, value))
             if binary(ctype) and not everything:
                 continue
-            data = r.content_stream().read()
             if r.rec_type != "response" and r.http_headers:
                 # `--warc-records all` scans other records' blocks whole, HTTP head included
                 data = r.http_headers.to_bytes() + data
@@ -194,9 +211,16 @@ def test_records_match_warcio(tmp_path, run, compress):
             got = run("run", "-q", "--chunk-size", chunk, "-j", j, warc, check_status=0)
             assert got.stdout.splitlines() == want, (chunk, j)
     out = run("run", "-q", warc).stdout
-    # links in HTTP heads, request records, crawler logs and images are not content
-    for host in ["cookie", "header", "ref", "log", "png", "img", "outlink"]:
+    # cookies, request records, crawler logs and images are not content
+    for host in ["cookie", "ref", "log", "png", "img", "outlink"]:
         assert f"{host}.example" not in out, host
+    # a Link field, a redirect's Location, sitemaps (resolved against the target URI) are
+    for key in ["http://header.example/", "http://m.example/new?x=1", "http://l.example/license",
+                "http://m.example/sitemap.xml"]:
+        assert key in out.splitlines(), key
+    # and are left out when asked
+    bare = run("run", "-q", "--no-record-links", warc).stdout.splitlines()
+    assert "http://header.example/" not in bare and "http://m.example/new?x=1" not in bare
     assert "http://xn--e1afmkfd.xn--p1ai/%D0%BF%D1%83%D1%82%D1%8C" in out
     assert "http://jp.example/2" in out
 

@@ -73,7 +73,8 @@ pub struct RunArgs {
     /// Write `key<TAB>count` at the end (first-occurrence order) instead of keys.
     #[arg(long)]
     counts: bool,
-    /// With --format edges: what a node is (default `page`).
+    /// With --format edges: what a node is: `page` (its key, the default), `host` or `domain`
+    /// (reversed names, as Common Crawl's graphs write them).
     #[arg(long, value_enum, value_name = "LEVEL")]
     graph: Option<Graph>,
     /// With --format edges --graph host: keep or strip a leading `www.` (default `keep`).
@@ -83,6 +84,10 @@ pub struct RunArgs {
     /// not `metadata:` targets or media without text) or `all` (every record's block).
     #[arg(long, value_enum, default_value_t = WarcRecords::Content, value_name = "WHICH")]
     warc_records: WarcRecords,
+    /// Do not key the links WARC responses state outside their HTML: a redirect's `Location`,
+    /// `Link` header fields, robots.txt `Sitemap:` lines (keyed by default).
+    #[arg(long)]
+    no_record_links: bool,
     #[command(flatten)]
     io: IoArgs,
 }
@@ -592,6 +597,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     if !edges && (a.graph.is_some() || a.www.is_some()) {
         bail!("--graph and --www are for --format edges");
     }
+    if a.www.is_some() && a.graph != Some(Graph::Host) {
+        bail!("--www is for --graph host (a domain folds www. in; a page is its key)");
+    }
     if edges && (a.counts || a.seen.seen.is_some() || a.seen.dedup != SeenKind::Memory) {
         bail!(
             "--format edges writes each edge once with its count: --counts, --seen and --dedup \
@@ -622,6 +630,7 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
         format: a.format,
         counts: a.counts,
         warc_records: a.warc_records,
+        record_links: !a.no_record_links,
         on_input_failure: Some(hook()),
         commit: a.seen.policy(a.io.out.is_some()),
         edges: EdgeOptions {

@@ -5,7 +5,7 @@
 //! cc-pyspark's host rules) is `tests/oracles/test_graph.py`.
 
 use crate::common;
-use common::{linksieve, run_paths, tempdir, warc_response};
+use common::{linksieve, run_paths, tempdir, warc_http, warc_response};
 use std::collections::BTreeMap;
 
 /// (source, target) -> (count, link types), as the test computes it.
@@ -141,10 +141,139 @@ fn host_nodes_follow_common_crawl_and_www_is_kept_or_stripped() {
 }
 
 #[test]
+fn domain_nodes_fold_hosts_by_the_public_suffix_list() {
+    let d = tempdir("edges-domains");
+    // links from one page of shop.example.co.uk; the expected domains are the list's
+    let body = "<a href='http://www.example.co.uk/'>same domain: no edge</a> \
+                <a href='http://news.other.co.uk/'>a</a> <a href='http://www.other.co.uk/'>b</a> \
+                <img src='https://me.github.io/i'> <img src='https://you.github.io/i'> \
+                <a href='http://co.uk/'>a suffix: no node</a> <a href='http://x.internal/'>unknown</a> \
+                <script src='http://a.b.c.ck/s.js'></script> <a href='http://WWW.CK./'>exception</a>";
+    let input = d.join("w.warc");
+    std::fs::write(
+        &input,
+        warc_response("http://shop.example.co.uk/", "text/html", body.as_bytes()),
+    )
+    .unwrap();
+    let stats = d.join("s.json");
+    let args = ["-q", "--format", "edges", "--graph", "domain", "--stats"];
+    let (code, out, err) = run_paths(&[&args[..], &[stats.to_str().unwrap()]].concat(), &[&input]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "uk.co.example\tck.c.b\t1\tscript\n\
+         uk.co.example\tck.www\t1\ta\n\
+         uk.co.example\tio.github.me\t1\timg\n\
+         uk.co.example\tio.github.you\t1\timg\n\
+         uk.co.example\tuk.co.other\t2\ta\n"
+    );
+    let s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    // within the domain, a public suffix, an unknown top-level domain
+    assert_eq!(s["edges"]["links_without_edge"], 3, "{s}");
+}
+
+/// A crawl's redirects, `Link` fields and robots.txt: a 301 with an HTML body, a 302 without
+/// one, a 200 with a `Link` field, and a robots.txt with two sitemaps.
+fn record_links_warc() -> Vec<u8> {
+    let mut warc = warc_http(
+        "http://a.example/old",
+        "HTTP/1.1 301 Moved Permanently\r\nLocation: /new\r\nContent-Type: text/html\r\n",
+        b"<a href='/new'>moved</a>",
+    );
+    warc.extend(warc_http(
+        "http://a.example/new",
+        "HTTP/1.1 302 Found\r\nLocation: https://b.example/login?next=%2F\r\n",
+        b"",
+    ));
+    warc.extend(warc_http(
+        "http://a.example/page",
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\
+         Link: </s.css>; rel=preload, <https://cdn.example/f.woff2>; rel=preload\r\n",
+        b"<img src='https://cdn.example/i.png'>",
+    ));
+    warc.extend(warc_http(
+        "http://a.example/robots.txt",
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n",
+        b"User-agent: *\nSitemap: https://a.example/sitemap.xml\nSitemap: /news.xml\n",
+    ));
+    warc
+}
+
+#[test]
+fn redirects_link_fields_and_sitemaps_are_typed_outlinks() {
+    let d = tempdir("edges-records");
+    let input = d.join("r.warc");
+    std::fs::write(&input, record_links_warc()).unwrap();
+    // keys: each resolved against its record's target URI, in input order (a sitemap URL is
+    // also in the robots.txt's text: the same key, once)
+    let (code, keys, err) = run_paths(&["-q"], &[&input]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        keys,
+        "http://a.example/new\nhttps://b.example/login?next=%2F\nhttp://a.example/s.css\n\
+         https://cdn.example/f.woff2\nhttps://cdn.example/i.png\nhttps://a.example/sitemap.xml\n\
+         http://a.example/news.xml\n"
+    );
+    // --no-record-links: the payloads' links only
+    let (_, payloads, _) = run_paths(&["-q", "--no-record-links"], &[&input]);
+    assert_eq!(
+        payloads,
+        "http://a.example/new\nhttps://cdn.example/i.png\nhttps://a.example/sitemap.xml\n"
+    );
+    // jsonl says where each came from
+    let (_, rows, _) = run_paths(&["-q", "--format", "jsonl"], &[&input]);
+    let rows: Vec<serde_json::Value> = rows
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let from = |key: &str| {
+        let r = rows.iter().find(|r| r["key"] == key).unwrap();
+        (r["from"].clone(), r["header"].clone(), r["status"].clone())
+    };
+    use serde_json::json;
+    assert_eq!(
+        from("https://b.example/login?next=%2F"),
+        (json!("header"), json!("location"), json!(302))
+    );
+    assert_eq!(
+        from("http://a.example/s.css"),
+        (json!("header"), json!("link"), json!(null))
+    );
+    assert_eq!(
+        from("http://a.example/news.xml"),
+        (json!("sitemap"), json!(null), json!(null))
+    );
+    // edges: typed by where they came from
+    let (code, page, err) = run_paths(&["-q", "--format", "edges"], &[&input]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        page,
+        "http://a.example/new\thttps://b.example/login?next=%2F\t1\tredirect-302\n\
+         http://a.example/old\thttp://a.example/new\t2\ta,redirect-301\n\
+         http://a.example/page\thttp://a.example/s.css\t1\tlink-header\n\
+         http://a.example/page\thttps://cdn.example/f.woff2\t1\tlink-header\n\
+         http://a.example/page\thttps://cdn.example/i.png\t1\timg\n\
+         http://a.example/robots.txt\thttp://a.example/news.xml\t1\tsitemap\n\
+         http://a.example/robots.txt\thttps://a.example/sitemap.xml\t1\tsitemap\n"
+    );
+    let args = ["-q", "--format", "edges", "--graph", "host"];
+    let (_, hosts, _) = run_paths(&args, &[&input]);
+    assert_eq!(
+        hosts,
+        "example.a\texample.b\t1\tredirect-302\nexample.a\texample.cdn\t2\timg,link-header\n"
+    );
+}
+
+#[test]
 fn edge_options_out_of_place_are_usage_errors() {
     for args in [
         &["run", "--graph", "host"][..],
         &["run", "--www", "strip"],
+        &["run", "--format", "edges", "--www", "strip"],
+        &[
+            "run", "--format", "edges", "--graph", "domain", "--www", "keep",
+        ],
         &["run", "--format", "edges", "--counts"],
         &["run", "--format", "edges", "--dedup", "spill"],
         &["run", "--format", "edges", "--seen", "/nonexistent/store"],

@@ -21,5 +21,5 @@ mod node;
 mod types;
 
 pub use edges::{Edge, EdgeSet, EdgeTotals, GraphError};
-pub use node::{Graph, Www, host_node};
+pub use node::{Graph, Www, domain_node, host_node};
 pub use types::{LinkType, LinkTypes};

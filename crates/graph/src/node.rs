@@ -1,5 +1,5 @@
-//! What a node of the graph is: a page's key, or its host written as Common Crawl writes host
-//! names in its host-level web graphs.
+//! What a node of the graph is: a page's key, its host written as Common Crawl writes host
+//! names in its host-level web graphs, or its registered domain written so.
 
 /// The level of a graph (`--graph`): what a node is.
 ///
@@ -20,21 +20,32 @@ pub enum Graph {
         value(help = "Nodes are reversed host names, as Common Crawl's host graphs")
     )]
     Host,
+    /// A node is a registered domain (one label above a public suffix of the full Public
+    /// Suffix List, private suffixes included), reversed ([`domain_node`]); links within a
+    /// domain are no edge.
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "Nodes are reversed registered domains (the Public Suffix List)")
+    )]
+    Domain,
 }
 
 impl Graph {
-    /// The node of a key at this level: the key itself ([`Graph::Page`]), or its
-    /// [`host_node`] ([`Graph::Host`]; `None` for a URL with none).
+    /// The node of a key at this level: the key itself ([`Graph::Page`]), its [`host_node`]
+    /// ([`Graph::Host`]) or its [`domain_node`] ([`Graph::Domain`]; `www` plays no part);
+    /// `None` for a URL with none.
     ///
     /// ```
     /// use linksieve_graph::{Graph, Www};
     /// assert_eq!(Graph::Page.node("http://a.example/x", Www::Keep).as_deref(), Some("http://a.example/x"));
     /// assert_eq!(Graph::Host.node("http://a.example/x", Www::Keep).as_deref(), Some("example.a"));
+    /// assert_eq!(Graph::Domain.node("http://www.a.co.uk/", Www::Keep).as_deref(), Some("uk.co.a"));
     /// ```
     pub fn node(self, key: &str, www: Www) -> Option<std::borrow::Cow<'_, str>> {
         match self {
             Graph::Page => Some(std::borrow::Cow::Borrowed(key)),
             Graph::Host => host_node(key, www).map(std::borrow::Cow::Owned),
+            Graph::Domain => domain_node(key).map(std::borrow::Cow::Owned),
         }
     }
 }
@@ -87,6 +98,57 @@ const MAX_LABEL: usize = 63;
 /// assert_eq!(host_node("mailto:a@example.com", Www::Keep), None);
 /// ```
 pub fn host_node(url: &str, www: Www) -> Option<String> {
+    let host = host_name(url)?;
+    let mut labels: Vec<&str> = host.split('.').collect();
+    if www == Www::Strip && labels.len() > 2 && labels[0] == "www" {
+        labels.remove(0);
+    }
+    Some(reversed(&labels))
+}
+
+/// The domain node of a URL (a key): the registered domain of its host name, reversed
+/// (`www.example.co.uk` -> `uk.co.example`); `None` for a URL with no host node
+/// ([`host_node`]'s rules) or whose host has no registered domain. A registered domain is
+/// the label above the longest public suffix of the Public Suffix List, wildcard and exception
+/// rules applied (publicsuffix.org/list, "Algorithm"), private suffixes included
+/// (`github.io`, `blogspot.com`): the list compiled into the `psl` crate. Common Crawl's
+/// domain graphs fold host names so (cc-webgraph `HostToDomainGraph`, whose `private-domain`
+/// aggregation includes the private suffixes; its default, ICANN suffixes only, does not), and
+/// as there (`strict`), a host that is a public suffix itself, or whose suffix is on no rule
+/// of the list (an unknown top-level domain), has no domain.
+///
+/// ```
+/// use linksieve_graph::domain_node;
+/// assert_eq!(domain_node("https://www.Example.co.uk/a").as_deref(), Some("uk.co.example"));
+/// assert_eq!(domain_node("https://me.github.io/").as_deref(), Some("io.github.me"));
+/// assert_eq!(domain_node("https://github.io/"), None);
+/// assert_eq!(domain_node("http://a.b.unknown-tld/"), None);
+/// ```
+pub fn domain_node(url: &str) -> Option<String> {
+    let host = host_name(url)?;
+    let domain = psl::domain(host.as_bytes())?;
+    if !domain.suffix().is_known() {
+        return None;
+    }
+    let domain = std::str::from_utf8(domain.as_bytes()).ok()?;
+    Some(reversed(&domain.split('.').collect::<Vec<_>>()))
+}
+
+/// The labels joined by dots in reverse order.
+fn reversed(labels: &[&str]) -> String {
+    let mut out = String::with_capacity(labels.iter().map(|l| l.len() + 1).sum());
+    for label in labels.iter().rev() {
+        if !out.is_empty() {
+            out.push('.');
+        }
+        out.push_str(label);
+    }
+    out
+}
+
+/// The host name of a URL as [`host_node`] takes it, not reversed: lower case, each label
+/// ASCII, no trailing dot, at least two labels; `None` where [`host_node`] has no node.
+fn host_name(url: &str) -> Option<String> {
     let host = authority_host(url)?;
     if host.is_empty() || host.len() > MAX_HOST || host.starts_with('[') {
         return None;
@@ -95,18 +157,12 @@ pub fn host_node(url: &str, www: Www) -> Option<String> {
     if is_ipv4(host.strip_prefix("www.").unwrap_or(&host)) {
         return None;
     }
-    let mut labels: Vec<&str> = host.split('.').collect();
-    if labels.last() == Some(&"") {
-        labels.pop();
-    }
-    if labels.len() <= 1 {
+    let host = host.strip_suffix('.').unwrap_or(&host);
+    if !host.contains('.') {
         return None;
     }
-    if www == Www::Strip && labels.len() > 2 && labels[0] == "www" {
-        labels.remove(0);
-    }
     let mut out = String::with_capacity(host.len());
-    for label in labels.iter().rev() {
+    for label in host.split('.') {
         if label.len() > MAX_LABEL {
             return None;
         }
@@ -205,5 +261,44 @@ mod tests {
             Some("net.example.ftp")
         );
         assert_eq!(node("//cdn.example.org/x").as_deref(), None);
+    }
+
+    #[test]
+    fn domains_by_the_public_suffix_list() {
+        let d = |u: &str| domain_node(u);
+        // ICANN suffixes, one and several labels; a wildcard rule (*.ck) and its exception
+        assert_eq!(d("http://a.b.example.com/").as_deref(), Some("com.example"));
+        assert_eq!(
+            d("http://x.y.example.co.uk/").as_deref(),
+            Some("uk.co.example")
+        );
+        assert_eq!(d("http://a.b.c.ck/").as_deref(), Some("ck.c.b"));
+        assert_eq!(d("http://www.ck/").as_deref(), Some("ck.www"));
+        // private suffixes count: each github.io or blogspot.com site is a domain
+        assert_eq!(d("https://a.github.io/").as_deref(), Some("io.github.a"));
+        assert_eq!(
+            d("http://x.b.s3.amazonaws.com/").as_deref(),
+            Some("com.amazonaws.s3.b")
+        );
+        // a public suffix itself, an unknown top-level domain, no host node: none
+        assert_eq!(d("http://co.uk/"), None);
+        assert_eq!(d("http://blogspot.com/"), None);
+        assert_eq!(d("http://intranet.corp/"), None);
+        assert_eq!(d("http://192.0.2.1/"), None);
+        assert_eq!(d("http://localhost/"), None);
+        // IDNA first, then the list (its rules are in ASCII): b\u{fc}cher.de, \u{516c}\u{53f8}.cn
+        assert_eq!(
+            d("http://www.b\u{fc}cher.de/").as_deref(),
+            Some("de.xn--bcher-kva")
+        );
+        assert_eq!(
+            d("http://a.\u{98df}\u{72ee}.\u{516c}\u{53f8}.cn/").as_deref(),
+            Some("cn.xn--55qx5d.xn--85x722f")
+        );
+        // a trailing dot and upper case change nothing
+        assert_eq!(
+            d("http://WWW.Example.COM./").as_deref(),
+            Some("com.example")
+        );
     }
 }

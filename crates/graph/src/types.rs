@@ -1,5 +1,5 @@
-//! What a link is: the element (or header) it came from, as one bit of a set, so that an edge
-//! found through several types of link carries them all.
+//! What a link is: the element, HTTP header or robots.txt line it came from, as one bit of a
+//! set, so that an edge found through several types of link carries them all.
 
 use std::fmt;
 
@@ -32,10 +32,24 @@ pub enum LinkType {
     Other,
     /// A link written in the document's text, not in an attribute.
     Text,
+    /// The `Location` of a `301 Moved Permanently` response.
+    Redirect301,
+    /// The `Location` of a `302 Found` response.
+    Redirect302,
+    /// The `Location` of a `303 See Other` response.
+    Redirect303,
+    /// The `Location` of a `307 Temporary Redirect` response.
+    Redirect307,
+    /// The `Location` of a `308 Permanent Redirect` response.
+    Redirect308,
+    /// A `Link` header field of a response (RFC 8288).
+    LinkHeader,
+    /// A `Sitemap:` line of a robots.txt.
+    Sitemap,
 }
 
 /// Every type, in the order of their bits (and of their names in a set).
-const ALL: [LinkType; 10] = [
+const ALL: [LinkType; 17] = [
     LinkType::A,
     LinkType::Img,
     LinkType::Script,
@@ -46,6 +60,13 @@ const ALL: [LinkType; 10] = [
     LinkType::Frame,
     LinkType::Other,
     LinkType::Text,
+    LinkType::Redirect301,
+    LinkType::Redirect302,
+    LinkType::Redirect303,
+    LinkType::Redirect307,
+    LinkType::Redirect308,
+    LinkType::LinkHeader,
+    LinkType::Sitemap,
 ];
 
 impl LinkType {
@@ -79,6 +100,26 @@ impl LinkType {
         }
     }
 
+    /// The type of a redirect with status `status` (301, 302, 303, 307 or 308; `None` for
+    /// another).
+    ///
+    /// ```
+    /// use linksieve_graph::LinkType;
+    /// assert_eq!(LinkType::redirect(308), Some(LinkType::Redirect308));
+    /// assert_eq!(LinkType::Redirect308.name(), "redirect-308");
+    /// assert_eq!(LinkType::redirect(304), None);
+    /// ```
+    pub fn redirect(status: u16) -> Option<LinkType> {
+        Some(match status {
+            301 => LinkType::Redirect301,
+            302 => LinkType::Redirect302,
+            303 => LinkType::Redirect303,
+            307 => LinkType::Redirect307,
+            308 => LinkType::Redirect308,
+            _ => return None,
+        })
+    }
+
     /// The name the edges output writes.
     ///
     /// ```
@@ -96,6 +137,13 @@ impl LinkType {
             LinkType::Frame => "frame",
             LinkType::Other => "other",
             LinkType::Text => "text",
+            LinkType::Redirect301 => "redirect-301",
+            LinkType::Redirect302 => "redirect-302",
+            LinkType::Redirect303 => "redirect-303",
+            LinkType::Redirect307 => "redirect-307",
+            LinkType::Redirect308 => "redirect-308",
+            LinkType::LinkHeader => "link-header",
+            LinkType::Sitemap => "sitemap",
         }
     }
 
@@ -128,7 +176,7 @@ impl LinkTypes {
     /// The set from [`bits`](LinkTypes::bits); bits of no type are dropped.
     ///
     /// ```
-    /// assert_eq!(linksieve_graph::LinkTypes::from_bits(u32::MAX).to_string().split(',').count(), 10);
+    /// assert_eq!(linksieve_graph::LinkTypes::from_bits(u32::MAX).to_string().split(',').count(), 17);
     /// ```
     pub fn from_bits(bits: u32) -> LinkTypes {
         LinkTypes(bits & ((1 << ALL.len()) - 1))

@@ -264,6 +264,13 @@ pub trait Records {
     fn skip(&mut self, why: &str, n: u64);
     /// A coding undone, or declared and not found.
     fn coding(&mut self, what: String);
+    /// The links a `response` record states outside its HTML ([`RecordLink`]: a redirect's
+    /// `Location`, `Link` fields, robots.txt `Sitemap:` lines), at input offsets, for the
+    /// caller to resolve against its target URI; told before its payload is scanned (or
+    /// skipped), only when there are some. The default drops them.
+    fn links(&mut self, h: &WarcHeader, links: Vec<RecordLink>) {
+        let _ = (h, links);
+    }
     /// Scans one payload, whose decoded bytes `reader` yields, from input offset `at`, in
     /// `charset` where the headers declare one; `html`: its media type is HTML. An error is a
     /// failure to decode it: what was read before it is scanned.
@@ -332,27 +339,38 @@ pub fn walk(
         offset += h.header_len;
         to.skip("WARC record headers", h.header_len);
         let mut block = Block::new(r, h.content_length);
-        let (skipped, failure) = match payload(&h, &mut block, records) {
-            Ok(Payload::Skip(why)) => (Some(why), None),
-            Ok(Payload::Scan {
-                head_len,
-                charset,
-                html,
-                codings,
-                undeclared,
-                mut reader,
-            }) => {
-                to.skip("HTTP response headers", head_len);
-                for c in codings {
-                    to.coding(c.to_owned());
+        // the payload's reader borrows the block until the end of this block
+        let (skipped, failure) = {
+            let mut links = Vec::new();
+            let payload = payload(&h, &mut block, records, &mut links);
+            if !links.is_empty() {
+                for l in &mut links {
+                    l.at += offset;
                 }
-                for c in undeclared {
-                    to.coding(format!("{c} declared, body not so (read as it is)"));
-                }
-                let scanned = to.scan(&h, offset + head_len, charset, html, &mut reader);
-                (None, scanned.err())
+                to.links(&h, links);
             }
-            Err(e) => (None, Some(e)),
+            match payload {
+                Ok(Payload::Skip(why)) => (Some(why), None),
+                Ok(Payload::Scan {
+                    head_len,
+                    charset,
+                    html,
+                    codings,
+                    undeclared,
+                    mut reader,
+                }) => {
+                    to.skip("HTTP response headers", head_len);
+                    for c in codings {
+                        to.coding(c.to_owned());
+                    }
+                    for c in undeclared {
+                        to.coding(format!("{c} declared, body not so (read as it is)"));
+                    }
+                    let scanned = to.scan(&h, offset + head_len, charset, html, &mut reader);
+                    (None, scanned.err())
+                }
+                Err(e) => (None, Some(e)),
+            }
         };
         let rest = block.drain()?;
         let short = block.left();
@@ -388,11 +406,14 @@ pub fn walk(
 
 mod chunked;
 mod http;
+mod links;
 mod payload;
 #[cfg(test)]
 mod tests;
 
 use chunked::Dechunk;
 pub use http::{HttpHead, charset_of, read_http_head};
+use links::{MAX_ROBOTS, is_redirect, is_robots_txt, link_header_refs, sitemap_lines};
+pub use links::{RecordLink, RecordLinkKind};
 pub use payload::html_media;
 pub(crate) use payload::{Payload, payload};

@@ -38,4 +38,4 @@ pub use outlinks::{
     Unresolved, read_document,
 };
 pub use printer::{OutputFormat, tsv, write_row};
-pub use stats::{EdgeStats, InputFailure, Report, RunStats, peak_rss_bytes};
+pub use stats::{EdgeStats, InputFailure, RecordLinkStats, Report, RunStats, peak_rss_bytes};

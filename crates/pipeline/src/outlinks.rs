@@ -428,7 +428,7 @@ pub fn read_document(bytes: &[u8], opts: &DocumentOptions) -> Document {
 
 /// Resolves one value against the base (URL Standard "basic URL parser" with a base and an
 /// encoding).
-fn resolve(
+pub(crate) fn resolve(
     value: &str,
     base: Option<&WebUrl>,
     encoding: Option<&'static Encoding>,

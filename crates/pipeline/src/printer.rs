@@ -141,9 +141,9 @@ pub(crate) struct KeyRow<'a> {
     pub(crate) from: Option<LinkFrom<'a>>,
 }
 
-/// Where a link of a document read as HTML was found.
+/// Where an outlink was found.
 pub(crate) enum LinkFrom<'a> {
-    /// In the document's text.
+    /// In the text of a document read as HTML.
     Text,
     /// In an attribute.
     Attribute {
@@ -151,6 +151,8 @@ pub(crate) enum LinkFrom<'a> {
         attr: &'static str,
         rel: Option<&'a str>,
     },
+    /// In a WARC record's HTTP head, or its robots.txt.
+    Record(linksieve_inputs::RecordLinkKind),
 }
 
 /// A link without a key, as the sink hands it to the [`Printer`].
@@ -219,6 +221,21 @@ impl<'a> Printer<'a> {
                         v["attr"] = (*attr).into();
                         if let Some(rel) = rel {
                             v["rel"] = (*rel).into();
+                        }
+                    }
+                    Some(LinkFrom::Record(kind)) => {
+                        use linksieve_inputs::RecordLinkKind::*;
+                        let (from, header) = match kind {
+                            Redirect(_) => ("header", Some("location")),
+                            LinkHeader => ("header", Some("link")),
+                            Sitemap => ("sitemap", None),
+                        };
+                        v["from"] = from.into();
+                        if let Some(h) = header {
+                            v["header"] = h.into();
+                        }
+                        if let Some(status) = kind.status() {
+                            v["status"] = status.into();
                         }
                     }
                 }

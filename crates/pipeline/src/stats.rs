@@ -83,6 +83,9 @@ pub struct RunStats {
     /// Documents read as HTML and the outlinks of their attributes (absent when none was).
     #[serde(skip_serializing_if = "OutlinkStats::is_empty")]
     pub outlinks: OutlinkStats,
+    /// The links WARC responses state outside their HTML (absent when there were none).
+    #[serde(skip_serializing_if = "RecordLinkStats::is_empty")]
+    pub record_links: RecordLinkStats,
     /// HTML documents over the size read whole (64 MiB), read as text: their attributes unread.
     #[serde(skip_serializing_if = "is_zero")]
     pub html_too_large: u64,
@@ -205,6 +208,14 @@ impl RunStats {
                 );
             }
         }
+        let r = &self.record_links;
+        if !r.is_empty() {
+            let _ = writeln!(
+                s,
+                "  record links (WARC heads, robots.txt): {} redirects, {} Link fields, {} sitemaps; {} not keyed, {} without a base",
+                r.redirects, r.link_fields, r.sitemaps, r.not_keyed, r.no_base
+            );
+        }
         let _ = writeln!(s, "  links found: {}", self.links_found);
         let _ = writeln!(s, "  links rejected: {}", self.rejected_total());
         for (why, n) in &self.rejected {
@@ -310,6 +321,50 @@ impl std::ops::Add for EdgeStats {
     }
 }
 
+/// The links WARC responses state outside their HTML (`linksieve_inputs::RecordLink`): found,
+/// by kind, and those that made no key for a reason other than a parse error (which are
+/// counted under `rejected`).
+///
+/// ```
+/// let mut r = linksieve_pipeline::RecordLinkStats { redirects: 1, ..Default::default() };
+/// r += linksieve_pipeline::RecordLinkStats { sitemaps: 2, ..Default::default() };
+/// assert_eq!((r.redirects, r.sitemaps, r.is_empty()), (1, 2, false));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RecordLinkStats {
+    /// The `Location` of redirects (301, 302, 303, 307, 308).
+    pub redirects: u64,
+    /// URI-references of `Link` header fields.
+    pub link_fields: u64,
+    /// robots.txt `Sitemap:` lines.
+    pub sitemaps: u64,
+    /// In a scheme that is not keyed (`javascript:`, `data:`, ...).
+    pub not_keyed: u64,
+    /// Relative, in a record without a target URI (and no `--base`).
+    pub no_base: u64,
+}
+
+impl RecordLinkStats {
+    /// True when none was found.
+    ///
+    /// ```
+    /// assert!(linksieve_pipeline::RecordLinkStats::default().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        *self == RecordLinkStats::default()
+    }
+}
+
+impl std::ops::AddAssign for RecordLinkStats {
+    fn add_assign(&mut self, o: RecordLinkStats) {
+        self.redirects += o.redirects;
+        self.link_fields += o.link_fields;
+        self.sitemaps += o.sitemaps;
+        self.not_keyed += o.not_keyed;
+        self.no_base += o.no_base;
+    }
+}
+
 /// For `skip_serializing_if`.
 fn is_zero(n: &u64) -> bool {
     *n == 0
@@ -375,6 +430,7 @@ impl std::ops::AddAssign for RunStats {
             payload_codings,
             encodings,
             outlinks,
+            record_links,
             html_too_large,
             edges,
             seen_set_bytes,
@@ -386,6 +442,7 @@ impl std::ops::AddAssign for RunStats {
             (a, b) => a.or(b),
         };
         self.outlinks += outlinks;
+        self.record_links += record_links;
         self.html_too_large += html_too_large;
         fn add_map<K: Ord>(a: &mut BTreeMap<K, u64>, b: BTreeMap<K, u64>) {
             for (k, v) in b {

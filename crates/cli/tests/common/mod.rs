@@ -94,11 +94,14 @@ pub fn warc_resource(n: usize, lines: usize) -> Vec<u8> {
 
 /// A WARC `response` record holding an HTTP response with `ctype` and `body`.
 pub fn warc_response(uri: &str, ctype: &str, body: &[u8]) -> Vec<u8> {
-    let mut http = format!(
-        "HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
+    let head = format!("HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\n");
+    warc_http(uri, &head, body)
+}
+
+/// A WARC `response` record holding an HTTP response: `head` (its status line and fields, each
+/// line ended by CRLF), a `Content-Length` and `body`.
+pub fn warc_http(uri: &str, head: &str, body: &[u8]) -> Vec<u8> {
+    let mut http = format!("{head}Content-Length: {}\r\n\r\n", body.len()).into_bytes();
     http.extend_from_slice(body);
     let mut rec = format!(
         "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",

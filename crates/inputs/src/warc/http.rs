@@ -43,6 +43,9 @@ pub struct HttpHead {
     pub chunked: bool,
     /// The content codings, in the order they were applied (lowercase; `identity` left out).
     pub codings: Vec<String>,
+    /// The links it states: a redirect's `Location`, the references of its `Link` fields
+    /// ([`RecordLink`]; offsets from the head's first byte), in the order written.
+    pub links: Vec<RecordLink>,
 }
 
 impl HttpHead {
@@ -63,6 +66,8 @@ enum HeadField {
     ContentType,
     TransferEncoding,
     ContentEncoding,
+    Location,
+    Link,
 }
 
 impl HeadField {
@@ -74,6 +79,10 @@ impl HeadField {
             Some(HeadField::TransferEncoding)
         } else if is("content-encoding") {
             Some(HeadField::ContentEncoding)
+        } else if is("location") {
+            Some(HeadField::Location)
+        } else if is("link") {
+            Some(HeadField::Link)
         } else {
             None
         }
@@ -83,6 +92,9 @@ impl HeadField {
 /// Reads an HTTP response head (status line and header fields up to the empty line, RFC 9112
 /// 2.1), line by line however the reads fall, and any interim `1xx` heads before it (RFC 9110
 /// 15.2); a field folded onto a line that starts with a space or a tab (obs-fold) is unfolded.
+/// The links of the final head are kept ([`HttpHead::links`]): a `Location` or `Link` value
+/// that is not UTF-8 is skipped (as cc-pyspark does), and the offsets of a folded value's
+/// later lines are counted as if unfolded.
 /// The reader must be at `HTTP/`. A head over 1 MiB, or one the input ends inside, is an
 /// error.
 ///
@@ -95,13 +107,15 @@ pub fn read_http_head<R: BufRead + ?Sized>(r: &mut R) -> io::Result<HttpHead> {
     let bad = |m: &str| io::Error::new(io::ErrorKind::InvalidData, format!("HTTP head: {m}"));
     let mut head = HttpHead::default();
     let mut line = Vec::new();
-    // the fields this reader needs, their folded values unfolded (the others' not kept)
-    let mut unfolded: Vec<(Option<HeadField>, String)> = Vec::new();
+    // the fields this reader needs, their folded values unfolded (the others' not kept), and
+    // where each value starts
+    let mut unfolded: Vec<(Option<HeadField>, String, u64)> = Vec::new();
     loop {
         let mut first = true;
         let mut fields = HttpHead::default();
         loop {
             line.clear();
+            let line_at = head.len;
             let n = r
                 .take(MAX_HTTP_HEAD.saturating_sub(head.len))
                 .read_until(b'\n', &mut line)?;
@@ -113,8 +127,9 @@ pub fn read_http_head<R: BufRead + ?Sized>(r: &mut R) -> io::Result<HttpHead> {
                     "the record ends inside it"
                 }));
             }
-            let text = String::from_utf8_lossy(&line);
-            let text = text.trim_end_matches(['\r', '\n']);
+            let lossy = String::from_utf8_lossy(&line);
+            let utf8 = matches!(lossy, std::borrow::Cow::Borrowed(_));
+            let text = lossy.trim_end_matches(['\r', '\n']);
             if first {
                 // HTTP/1.1 200 OK
                 let code = text.split_ascii_whitespace().nth(1).unwrap_or("");
@@ -127,7 +142,7 @@ pub fn read_http_head<R: BufRead + ?Sized>(r: &mut R) -> io::Result<HttpHead> {
             }
             if text.starts_with([' ', '\t']) {
                 // RFC 9112 5.2: an obs-fold reads as SP (continuing the previous field)
-                if let Some((Some(_), value)) = unfolded.last_mut() {
+                if let Some((Some(_), value, _)) = unfolded.last_mut() {
                     value.push(' ');
                     value.push_str(text.trim());
                 }
@@ -136,14 +151,32 @@ pub fn read_http_head<R: BufRead + ?Sized>(r: &mut R) -> io::Result<HttpHead> {
             let Some((name, value)) = text.split_once(':') else {
                 continue; // junk: not a field this reader needs
             };
-            let field = HeadField::of(name);
+            let mut field = HeadField::of(name);
+            if matches!(field, Some(HeadField::Location | HeadField::Link)) && !utf8 {
+                field = None; // not UTF-8
+            }
+            let value_at = line_at + (text.len() - value.trim_start().len()) as u64;
             let value = field.map_or_else(String::new, |_| value.trim().to_owned());
-            unfolded.push((field, value));
+            unfolded.push((field, value, value_at));
         }
-        for (field, value) in unfolded.drain(..) {
+        for (field, value, at) in unfolded.drain(..) {
             let value = value.trim();
             match field {
                 None => {}
+                Some(HeadField::Location) => {
+                    let first = !fields
+                        .links
+                        .iter()
+                        .any(|l| matches!(l.kind, RecordLinkKind::Redirect(_)));
+                    if first && is_redirect(fields.status) && !value.is_empty() {
+                        fields.links.push(RecordLink {
+                            at,
+                            value: value.to_owned(),
+                            kind: RecordLinkKind::Redirect(fields.status),
+                        });
+                    }
+                }
+                Some(HeadField::Link) => link_header_refs(value, at, &mut fields.links),
                 Some(HeadField::ContentType) => fields.content_type = Some(value.to_owned()),
                 // RFC 9112 6.1: chunked, when present, is the last coding
                 Some(HeadField::TransferEncoding) => {

@@ -73,11 +73,14 @@ pub(super) fn binary_media(content_type: &str) -> bool {
 }
 
 /// Decides whether a record is scanned and opens its payload: the HTTP head of a `response`
-/// is read (its length counted, its charset kept), then its transfer and content codings undone.
+/// is read (its length counted, its charset kept, its links put in `links`: offsets from the
+/// block's first byte), then its transfer and content codings undone; a robots.txt's
+/// `Sitemap:` lines go to `links` too. A skipped payload's head links are kept.
 pub(crate) fn payload<'a>(
     h: &WarcHeader,
     block: &'a mut Block<'_>,
     records: WarcRecords,
+    links: &mut Vec<RecordLink>,
 ) -> io::Result<Payload<'a>> {
     let kind = h.record_type.as_str();
     let all = records == WarcRecords::All;
@@ -111,7 +114,8 @@ pub(crate) fn payload<'a>(
     if !http {
         return Ok(scan_whole(h, block));
     }
-    let head = read_http_head(block)?;
+    let mut head = read_http_head(block)?;
+    links.append(&mut head.links);
     if !all && head.content_type.as_deref().is_some_and(binary_media) {
         return skip(" (media type without text)");
     }
@@ -179,6 +183,12 @@ pub(crate) fn payload<'a>(
         };
         codings.push(name);
         body = decoded;
+    }
+    if head.status == 200 && h.target_uri.as_deref().is_some_and(is_robots_txt) {
+        // its Sitemap: lines, from its first bytes, which are then scanned as any payload
+        let start = read_up_to(&mut body, MAX_ROBOTS)?;
+        sitemap_lines(&start, head.len, links);
+        body = Box::new(io::Cursor::new(start).chain(body));
     }
     Ok(Payload::Scan {
         head_len: head.len,

@@ -91,7 +91,7 @@ fn check_one_byte_reads(block: &[u8], head: usize, want: &[&str], body: &[u8]) {
         codings,
         mut reader,
         ..
-    } = payload(&h, &mut b, WarcRecords::Content).unwrap()
+    } = payload(&h, &mut b, WarcRecords::Content, &mut Vec::new()).unwrap()
     else {
         panic!("scanned")
     };
@@ -153,4 +153,105 @@ fn folded_warc_fields_are_unfolded() {
         read_warc_header(&mut r).is_err(),
         "a continuation with no field before it"
     );
+}
+
+/// The record links a walk reports, with their input offsets.
+#[derive(Default)]
+struct Links(Vec<RecordLink>);
+
+impl Records for Links {
+    fn stop(&mut self) -> bool {
+        false
+    }
+    fn skip(&mut self, _why: &str, _n: u64) {}
+    fn coding(&mut self, _what: String) {}
+    fn links(&mut self, _h: &WarcHeader, links: Vec<RecordLink>) {
+        self.0.extend(links);
+    }
+    fn scan(
+        &mut self,
+        _h: &WarcHeader,
+        _at: u64,
+        _charset: Option<&'static Encoding>,
+        _html: bool,
+        reader: &mut dyn BufRead,
+    ) -> io::Result<()> {
+        io::copy(reader, &mut io::sink()).map(|_| ())
+    }
+    fn record_failed(&mut self, error: String) {
+        panic!("{error}")
+    }
+}
+
+fn response(target: &str, http: &[u8]) -> Vec<u8> {
+    let mut r = format!(
+        "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: {target}\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        http.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(http);
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
+
+#[test]
+fn redirects_link_fields_and_sitemaps_are_record_links_at_their_offsets() {
+    let mut warc = response(
+        "http://a.example/old",
+        b"HTTP/1.1 301 Moved Permanently\r\nLocation:   /new \r\nLocation: /second\r\n\
+          Link: <https://cdn.example/s.css>; rel=\"preload; <not-a-link>\", \r\n <//b.example/x>;rel=canonical\r\n\
+          Content-Length: 0\r\n\r\n",
+    );
+    // a Location of a 200 is no redirect; a Link is a link whatever the status
+    warc.extend(response(
+        "http://a.example/ok",
+        b"HTTP/1.1 200 OK\r\nLocation: /not-a-redirect\r\nLink: </ok-link>\r\n\r\nbody",
+    ));
+    let robots = b"User-agent: *\nDisallow: /x\nsitemap:  https://a.example/s1.xml  # one\r\n\
+                   Sitemap:\n  Sitemap: http://indented.example/no\nSITEMAP:/rel.xml\n";
+    let mut http = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n".to_vec();
+    http.extend_from_slice(robots);
+    warc.extend(response("https://a.example/robots.txt", &http));
+    // robots.txt with another status, or at another path: no sitemaps
+    let mut http404 = b"HTTP/1.1 404 Not Found\r\n\r\n".to_vec();
+    http404.extend_from_slice(robots);
+    warc.extend(response("https://b.example/robots.txt", &http404));
+    let mut other = b"HTTP/1.1 200 OK\r\n\r\n".to_vec();
+    other.extend_from_slice(robots);
+    warc.extend(response("https://b.example/x/robots.txt", &other));
+
+    let mut links = Links::default();
+    walk(&mut warc.as_slice(), WarcRecords::Content, &mut links).unwrap();
+    let got: Vec<(&str, RecordLinkKind)> =
+        links.0.iter().map(|l| (l.value.as_str(), l.kind)).collect();
+    use RecordLinkKind::*;
+    assert_eq!(
+        got,
+        [
+            ("/new", Redirect(301)),
+            ("https://cdn.example/s.css", LinkHeader),
+            ("//b.example/x", LinkHeader),
+            ("/ok-link", LinkHeader),
+            ("https://a.example/s1.xml", Sitemap),
+            ("/rel.xml", Sitemap),
+        ]
+    );
+    // each offset is where the value is written in the input (the folded Link's second line
+    // is counted as unfolded: three bytes short, its CRLF and the fold's space)
+    for l in &links.0 {
+        let at = l.at as usize;
+        let shift = usize::from(l.value == "//b.example/x") * 3;
+        assert_eq!(
+            &warc[at + shift..at + shift + l.value.len()],
+            l.value.as_bytes(),
+            "{l:?}"
+        );
+    }
+}
+
+#[test]
+fn record_links_that_are_not_utf8_are_skipped() {
+    let mut r = io::Cursor::new(b"HTTP/1.1 302 Found\r\nLocation: /caf\xe9\r\n\r\n".to_vec());
+    assert!(read_http_head(&mut r).unwrap().links.is_empty());
 }

@@ -49,6 +49,14 @@ pub(super) enum Job {
         hits: Vec<Hit>,
         offset: u64,
     },
+    /// The links a WARC record states outside its HTML ([`RecordLink`]: a redirect's
+    /// `Location`, `Link` fields, robots.txt `Sitemap:` lines), to resolve against `url`, its
+    /// target URI. Submitted before the record's payload.
+    RecordLinks {
+        meta: Arc<StreamMeta>,
+        url: Option<WebUrl>,
+        links: Vec<RecordLink>,
+    },
     /// A whole document read as HTML (`crate::read_document`): `bytes` start at input offset
     /// `offset`; `transport`: the charset its HTTP head declares; `url`: its address.
     Document {
@@ -80,19 +88,21 @@ pub(super) struct Item {
     /// Later links of the same chunk with exactly this text: duplicates caught at the string
     /// rung, counted without being keyed again.
     pub(super) repeats: u32,
-    /// In a document read as HTML: the attribute it came from (an index into
-    /// [`ChunkOut::sources`]) or [`FROM_TEXT`].
+    /// Where an outlink came from (an index into [`ChunkOut::sources`]), or [`FROM_TEXT`].
     pub(super) from: u32,
 }
 
 /// [`Item::from`] of a link found in the text.
 pub(super) const FROM_TEXT: u32 = u32::MAX;
 
-/// The attribute an outlink of a document came from.
-pub(super) struct LinkSource {
-    pub(super) tag: &'static str,
-    pub(super) attr: &'static str,
-    pub(super) rel: Option<String>,
+/// Where an outlink came from: an attribute of a document, or a record's header or robots.txt.
+pub(super) enum LinkSource {
+    Attribute {
+        tag: &'static str,
+        attr: &'static str,
+        rel: Option<String>,
+    },
+    Record(RecordLinkKind),
 }
 
 /// A link without a key: counted by reason; listed in `--format jsonl`.
@@ -124,12 +134,14 @@ pub(super) struct ChunkOut {
     pub(super) body_lines: u64,
     /// The input could not be read to its end (a range read failed or came up short).
     pub(super) failed: Option<InputFailure>,
-    /// The chunk is a whole document read as HTML: its rows say where each link came from.
+    /// The chunk is a whole document read as HTML (its links of the text say so in rows).
     pub(super) document: bool,
-    /// The attributes of its outlinks ([`Item::from`]).
+    /// Where its outlinks came from ([`Item::from`]): attributes, or a record's links.
     pub(super) sources: Vec<LinkSource>,
     /// Its outlinks' counters.
     pub(super) outlinks: crate::OutlinkStats,
+    /// Its record links' counters.
+    pub(super) record_links: crate::RecordLinkStats,
     /// `--format edges`: the document's own key (its address keyed), the source of its edges;
     /// `None` for a document without an address (or one that has no key).
     pub(super) page: Option<String>,
@@ -171,9 +183,17 @@ impl ChunkOut {
 
     /// The type of a link whose [`Item::from`] is `from`, for `--format edges`.
     pub(super) fn link_type(&self, from: u32) -> linksieve_graph::LinkType {
+        use linksieve_graph::LinkType;
         match self.sources.get(from as usize) {
-            Some(s) => linksieve_graph::LinkType::of_attribute(s.tag, s.attr, s.rel.as_deref()),
-            None => linksieve_graph::LinkType::Text,
+            Some(LinkSource::Attribute { tag, attr, rel }) => {
+                LinkType::of_attribute(tag, attr, rel.as_deref())
+            }
+            Some(LinkSource::Record(RecordLinkKind::Redirect(status))) => {
+                LinkType::redirect(*status).unwrap_or(LinkType::Other)
+            }
+            Some(LinkSource::Record(RecordLinkKind::LinkHeader)) => LinkType::LinkHeader,
+            Some(LinkSource::Record(RecordLinkKind::Sitemap)) => LinkType::Sitemap,
+            None => LinkType::Text,
         }
     }
 

@@ -50,7 +50,7 @@ use crate::delivery::Output;
 use crate::keyer::{DocumentLinkText, Keyer, LinkBuffers, document_link, found_link};
 use crate::keying::{KeyError, Keying};
 use crate::ordered::Ordered;
-use crate::outlinks::{DocumentItem, DocumentOptions, read_document};
+use crate::outlinks::{DocumentItem, DocumentOptions, Unresolved, read_document, resolve};
 use crate::printer::{KeyRow, LinkFrom, OutputFormat, Printer, RejectedRow};
 use crate::stats::{InputFailure, RunStats};
 use chunk::*;
@@ -62,8 +62,8 @@ pub(crate) use late::{decides_late, detect_encoding_after_ascii, first_non_ascii
 use linksieve_dedup::Fingerprint;
 use linksieve_dedup::{CommitPolicy, DedupError, SeenSet};
 use linksieve_inputs::{Compression, InputSpec, decompress, open_file};
-use linksieve_inputs::{WarcError, WarcHeader, WarcRecords};
-use linksieve_iri::{Climb, InputMode, NormalizeError, Rung, WebUrl};
+use linksieve_inputs::{RecordLink, RecordLinkKind, WarcError, WarcHeader, WarcRecords};
+use linksieve_iri::{Climb, InputMode, NormalizeError, Rung, WebUrl, web_to_iri};
 use linksieve_scan::{EncodingChoice, Hit, HitRef, LinkKind, ScanOptions, Scanner};
 use ranges::*;
 pub(crate) use reader::fill;
@@ -113,6 +113,10 @@ pub struct RunOptions {
     pub counts: bool,
     /// Which WARC records are scanned.
     pub warc_records: WarcRecords,
+    /// Key the links WARC responses state outside their HTML ([`linksieve_inputs::RecordLink`]:
+    /// a redirect's `Location`, `Link` header fields, robots.txt `Sitemap:` lines) as outlinks
+    /// of the record (on by default; `--no-record-links` turns it off).
+    pub record_links: bool,
     /// Told of each input that cannot be read (or not to its end) when it happens, before the
     /// run ends (the CLI prints it to stderr at once); the failure is in the summary too.
     pub on_input_failure: Option<FailureHook>,
@@ -284,6 +288,7 @@ impl Default for RunOptions {
             format: OutputFormat::Keys,
             counts: false,
             warc_records: WarcRecords::Content,
+            record_links: true,
             on_input_failure: None,
             commit: crate::seen::DEFAULT_COMMIT,
             edges: EdgeOptions::default(),

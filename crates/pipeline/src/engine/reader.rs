@@ -478,6 +478,25 @@ struct WarcInput<'r, 'a, 's> {
     name: &'r str,
 }
 
+impl WarcInput<'_, '_, '_> {
+    /// Where a record's links come from: this input, the record's target URI.
+    fn meta(&self, h: &WarcHeader) -> Arc<StreamMeta> {
+        Arc::new(StreamMeta {
+            input: self.name.to_owned(),
+            provenance: h.target_uri.clone(),
+        })
+    }
+
+    /// A record's address: its target URI (else `--base`), the base URL of its HTML (its
+    /// fallback base URL) and of its record links.
+    fn address(&self, h: &WarcHeader) -> Option<WebUrl> {
+        match h.target_uri.as_deref().map(WebUrl::parse) {
+            Some(Ok(u)) => Some(u),
+            _ => self.reader.opts.base.clone(),
+        }
+    }
+}
+
 impl linksieve_inputs::Records for WarcInput<'_, '_, '_> {
     fn stop(&mut self) -> bool {
         let stop = self.reader.cancel.load(Ordering::Relaxed);
@@ -500,22 +519,25 @@ impl linksieve_inputs::Records for WarcInput<'_, '_, '_> {
         html: bool,
         reader: &mut dyn BufRead,
     ) -> io::Result<()> {
-        let meta = Arc::new(StreamMeta {
-            input: self.name.to_owned(),
-            provenance: h.target_uri.clone(),
-        });
+        let meta = self.meta(h);
         if html {
-            // the record's target URI is the document's address (HTML's fallback base URL)
-            let url = match h.target_uri.as_deref().map(WebUrl::parse) {
-                Some(Ok(u)) => Some(u),
-                _ => self.reader.opts.base.clone(),
-            };
+            let url = self.address(h);
             return self.reader.document(&meta, reader, at, charset, url);
         }
         let choice = charset
             .map(EncodingChoice::Fixed)
             .unwrap_or(self.reader.opts.scan.encoding);
         self.reader.stream(&meta, reader, at, choice).map(|_| ())
+    }
+    fn links(&mut self, h: &WarcHeader, links: Vec<RecordLink>) {
+        if self.reader.opts.record_links {
+            let job = Job::RecordLinks {
+                meta: self.meta(h),
+                url: self.address(h),
+                links,
+            };
+            self.reader.submit(job);
+        }
     }
     fn record_failed(&mut self, error: String) {
         self.reader.report(InputFailure {

@@ -173,6 +173,7 @@ impl<'a> Sink<'a> {
         self.stats.links_found += c.links;
         self.stats.malformed_sequences += c.malformed;
         self.stats.outlinks += c.outlinks;
+        self.stats.record_links += c.record_links;
         if let Some(e) = c.encoding {
             *self.stats.encodings.entry(e).or_default() += 1;
         }
@@ -351,14 +352,15 @@ impl<'a> Sink<'a> {
                 line: item.line,
                 provenance,
                 rung: item.reached.name(),
-                from: c.document.then(|| match c.sources.get(item.from as usize) {
-                    Some(s) => LinkFrom::Attribute {
-                        tag: s.tag,
-                        attr: s.attr,
-                        rel: s.rel.as_deref(),
-                    },
-                    None => LinkFrom::Text,
-                }),
+                from: match c.sources.get(item.from as usize) {
+                    Some(LinkSource::Attribute { tag, attr, rel }) => Some(LinkFrom::Attribute {
+                        tag,
+                        attr,
+                        rel: rel.as_deref(),
+                    }),
+                    Some(LinkSource::Record(kind)) => Some(LinkFrom::Record(*kind)),
+                    None => c.document.then_some(LinkFrom::Text),
+                },
             })
             .map_err(RunError::Output)
     }
@@ -377,7 +379,8 @@ impl<'a> Sink<'a> {
             stats.links_without_edge += links(c);
             return Ok(());
         };
-        stats.documents += 1;
+        // a record's header links and sitemaps come in a chunk of their own (no document)
+        stats.documents += u64::from(c.document);
         for item in &c.items {
             let n = 1 + u64::from(item.repeats);
             match node(c.key(item)) {

@@ -69,6 +69,11 @@ pub(super) fn work(job: Job, opts: &RunOptions, spares: &Receiver<Spare>) -> Chu
             w.out.stream_start = true;
             w.document(&bytes, offset, transport, url);
         }
+        Job::RecordLinks { meta, url, links } => {
+            w.out.meta = Some(meta);
+            w.out.stream_start = true;
+            w.record_links(url, links);
+        }
         #[cfg(unix)]
         Job::Range {
             meta,
@@ -294,7 +299,7 @@ impl Worker<'_> {
                 DocumentLinkText::Keyed(link) => {
                     let from = match source {
                         Some(l) => {
-                            self.out.sources.push(LinkSource {
+                            self.out.sources.push(LinkSource::Attribute {
                                 tag: l.tag,
                                 attr: l.attr,
                                 rel: l.rel.clone(),
@@ -328,6 +333,77 @@ impl Worker<'_> {
             }
         });
         self.bufs = bufs;
+    }
+
+    /// Keys the links a WARC record states outside its HTML ([`RecordLink`]), each resolved
+    /// against the record's target URI `url` as a document's attributes are against its base
+    /// (URL Standard; a `Location` against the target URI, RFC 9110 10.2.2; a `Link` against
+    /// it too, RFC 8288 3.2), counted apart ([`crate::RecordLinkStats`]). Their rows have
+    /// line 0 (they are in no document's text).
+    pub(super) fn record_links(&mut self, url: Option<WebUrl>, links: Vec<RecordLink>) {
+        let opts = self.opts;
+        if opts.format == OutputFormat::Edges {
+            self.out.page = url
+                .as_ref()
+                .and_then(|u| self.keyer.key(u.as_str(), false).ok());
+        }
+        for l in links {
+            let stats = &mut self.out.record_links;
+            let kind = match l.kind {
+                RecordLinkKind::Redirect(_) => {
+                    stats.redirects += 1;
+                    "an HTTP Location field"
+                }
+                RecordLinkKind::LinkHeader => {
+                    stats.link_fields += 1;
+                    "an HTTP Link field"
+                }
+                RecordLinkKind::Sitemap => {
+                    stats.sitemaps += 1;
+                    "a robots.txt Sitemap: line"
+                }
+            };
+            let iri = match resolve(&l.value, url.as_ref(), None, opts.all_schemes) {
+                Ok(u) => web_to_iri(&u).map_err(|e| e.to_string()),
+                Err(Unresolved::NoBase) => {
+                    stats.no_base += 1;
+                    continue;
+                }
+                Err(Unresolved::NotKeyed(_)) => {
+                    stats.not_keyed += 1;
+                    continue;
+                }
+                Err(Unresolved::Invalid(e)) => Err(e.to_string()),
+            };
+            if l.value.len() > opts.scan.max_link_len {
+                self.out.too_long += 1;
+                continue;
+            }
+            match iri {
+                Ok(iri) => {
+                    self.out.sources.push(LinkSource::Record(l.kind));
+                    let from = self.out.sources.len() as u32 - 1;
+                    self.key_link(&Found {
+                        original: &l.value,
+                        text: iri.as_str(),
+                        legacy: false,
+                        offset: l.at,
+                        line: 0,
+                        from,
+                    });
+                }
+                Err(error) => {
+                    self.out.links += 1;
+                    self.out.rejected.push(Rejected {
+                        reason: format!("invalid URL in {kind}"),
+                        error,
+                        original: l.value,
+                        offset: l.at,
+                        line: 0,
+                    });
+                }
+            }
+        }
     }
 
     /// Keys one link found in the text at input offset `offset`, line `line`; `written`: the
