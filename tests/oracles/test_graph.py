@@ -7,6 +7,7 @@ records (`cc_records.py`); at host level, cc-pyspark's own host rule (`cc_hosts.
 from its repository); at domain level, that rule then tldextract's Public Suffix List (its own
 snapshot, private suffixes included), as cc-webgraph folds a host graph into a domain graph."""
 
+import gzip
 import http.server
 import json
 import random
@@ -257,6 +258,29 @@ def test_domain_edges_match_cc_pyspark_then_the_suffix_list(run, warc):
     assert "io.github.you" in {t for _, t in expected}
     found = edges(run, warc, "--graph", "domain")
     assert attribute_pairs(found) == expected
+
+
+@pytest.mark.parametrize("graph", ["host", "domain"])
+def test_graph_files_as_hostlinks_to_graph_writes_them(run, warc, tmp_path, graph):
+    """`linksieve graph` against cc-pyspark's `hostlinks_to_graph.py` (commit 49daea0), ported
+    here: vertices the distinct names sorted and numbered from 0 (one partition,
+    `monotonically_increasing_id`), edges the pairs' IDs, self-loops removed, sorted; both
+    files gzip text, `id<TAB>name` and `s<TAB>t`, read back by Python's gzip."""
+    rows = tmp_path / "rows.tsv"
+    rows.write_text(run("run", "-q", "--format", "edges", "--graph", graph, warc,
+                        check_status=0).stdout)
+    pairs = [tuple(line.split("\t")[:2]) for line in rows.read_text().splitlines()]
+    names = sorted({n for pair in pairs for n in pair}, key=lambda n: n.encode())
+    ids = {n: i for i, n in enumerate(names)}
+    edges = sorted({(ids[s], ids[t]) for s, t in pairs if s != t})
+    out = tmp_path / "g"
+    run("graph", "-q", "--out", out, rows, check_status=0)
+    with gzip.open(out / "vertices.txt.gz", "rt") as f:
+        assert f.read() == "".join(f"{i}\t{n}\n" for i, n in enumerate(names))
+    with gzip.open(out / "edges.txt.gz", "rt") as f:
+        assert f.read() == "".join(f"{s}\t{t}\n" for s, t in edges)
+    assert len(edges) > 10
+    run("graph", "--check", out, check_status=0)
 
 
 def test_edges_summary_counts_the_links(run, warc, tmp_path):

@@ -2,6 +2,7 @@
 //! each key once. This binary only parses arguments and prints; the work is in the library
 //! crates.
 
+mod graph_cmd;
 mod iri_cmds;
 mod ladder_cmds;
 mod line_io;
@@ -33,6 +34,8 @@ enum Command {
     Check(iri_cmds::PlainArgs),
     /// The main job: find every IRI in the inputs, key it on the ladder, write each key once
     Run(Box<run_cmd::RunArgs>),
+    /// Edge rows (`run --format edges`) into graph files as Common Crawl publishes them, or check them
+    Graph(graph_cmd::GraphArgs),
     /// The dedup stage alone: each distinct line once, in first-occurrence order (keys made elsewhere)
     Dedup(Box<run_cmd::DedupArgs>),
     /// Find IRIs in running text
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Command::Check(a) => iri_cmds::check(a),
         Command::Run(a) => run_cmd::run(a),
         Command::Dedup(a) => run_cmd::dedup(a),
+        Command::Graph(a) => graph_cmd::run(a),
         Command::Scan(a) => scan_cmd::run(a),
         Command::Normalize(a) => ladder_cmds::normalize(a),
         Command::Compare(a) => ladder_cmds::compare(a),
@@ -114,6 +118,7 @@ fn exit_status(e: &anyhow::Error) -> u8 {
                 c.downcast_ref::<RunError>(),
                 Some(RunError::Output(_) | RunError::Edges(_))
             ) || c.downcast_ref::<OutputError>().is_some()
+                || c.downcast_ref::<linksieve_graph::GraphError>().is_some()
         });
     if output { EXIT_OUTPUT } else { 2 }
 }

@@ -129,7 +129,7 @@ impl IoArgs {
 
 /// An input that failed, said on stderr when it happens (under `-q` too), as ripgrep does; the
 /// summary lists it again at the end.
-fn tell(f: &InputFailure) {
+pub(crate) fn tell(f: &InputFailure) {
     eprintln!("linksieve: {}: {}", f.input, f.error);
 }
 
@@ -545,7 +545,7 @@ fn parse_chunk_size(s: &str) -> Result<usize, String> {
 }
 
 /// `--memory`: 64K to 1T (small budgets are for tests and tiny machines).
-fn parse_memory(s: &str) -> Result<usize, String> {
+pub(crate) fn parse_memory(s: &str) -> Result<usize, String> {
     let r = linksieve_pipeline::seen::MEMORY_RANGE;
     size_in(s, *r.start(), *r.end())
 }

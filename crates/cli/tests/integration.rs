@@ -13,6 +13,7 @@ mod edges;
 mod engine_rows;
 mod escaped_and_lists;
 mod formats;
+mod graph_files;
 mod html_outlinks;
 mod html_references;
 mod implied_scheme;

@@ -34,6 +34,19 @@ pub enum GraphError {
     /// The caller's writer failed (the output).
     #[error("{0}")]
     Output(#[source] io::Error),
+    /// An input could not be read (the edge rows of [`crate::read_edge_rows`]).
+    #[error("{0}")]
+    Input(#[source] io::Error),
+    /// Graph files break a rule of their layout ([`crate::check_graph_files`]).
+    #[error("{file} line {line}: {why}")]
+    Invalid {
+        /// `vertices` or `edges`.
+        file: &'static str,
+        /// The line (from 1).
+        line: u64,
+        /// The rule it breaks.
+        why: String,
+    },
 }
 
 /// One edge, as [`EdgeSet::finish`] hands it out: each (source, target) pair once, with the

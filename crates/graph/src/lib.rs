@@ -16,10 +16,16 @@
 //! assert_eq!(rows, ["com.example.www\tnet.example.cdn\timg", "com.example.www\torg.example\ta"]);
 //! ```
 
+mod dir;
 mod edges;
+mod files;
 mod node;
 mod types;
 
+pub use dir::{
+    EDGES_FILE, EdgeRows, VERTICES_FILE, check_graph_dir, read_edge_rows, write_graph_dir,
+};
 pub use edges::{Edge, EdgeSet, EdgeTotals, GraphError};
+pub use files::{GraphFileOptions, GraphFileTotals, check_graph_files, write_graph_files};
 pub use node::{Graph, Www, domain_node, host_node};
 pub use types::{LinkType, LinkTypes};

@@ -1,0 +1,180 @@
+//! A graph folder (`vertices.txt.gz`, `edges.txt.gz`) written whole or not at all, checked,
+//! and the edge rows (`source<TAB>target[<TAB>count...]`) a graph is read from.
+
+use crate::edges::{EdgeSet, GraphError};
+use crate::files::{GraphFileOptions, GraphFileTotals, check_graph_files, write_graph_files};
+use crate::types::LinkTypes;
+use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::path::Path;
+
+/// The vertices file of a graph folder.
+pub const VERTICES_FILE: &str = "vertices.txt.gz";
+/// The edges file of a graph folder.
+pub const EDGES_FILE: &str = "edges.txt.gz";
+
+/// What [`read_edge_rows`] read.
+///
+/// ```
+/// let t = linksieve_graph::EdgeRows::default();
+/// assert_eq!((t.lines, t.rejected.len()), (0, 0));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EdgeRows {
+    /// Lines read (empty ones too).
+    pub lines: u64,
+    /// Lines that are not an edge row: (line number from 1, why).
+    pub rejected: Vec<(u64, String)>,
+}
+
+/// Adds the edge rows of `r` to `set`: `source<TAB>target`, optionally a count (a whole
+/// number, 1 when absent) and more columns (ignored: the types of `run --format edges`, say).
+/// An empty line is skipped; a line with one column, an empty name or a count that is no
+/// number is rejected (and listed). Names are taken as written.
+///
+/// ```
+/// use linksieve_graph::{EdgeSet, read_edge_rows};
+/// let mut set = EdgeSet::new(1 << 20, std::env::temp_dir());
+/// let rows = read_edge_rows(&mut &b"a\tb\t2\ta,img\na\tb\nc\n"[..], &mut set).unwrap();
+/// assert_eq!((rows.lines, rows.rejected), (3, vec![(3, "no target (one column)".to_owned())]));
+/// let mut got = Vec::new();
+/// set.finish(|e| Ok(got.push((e.source.to_owned(), e.count)))).unwrap();
+/// assert_eq!(got, [("a".to_owned(), 3)]);
+/// ```
+pub fn read_edge_rows(r: &mut dyn BufRead, set: &mut EdgeSet) -> Result<EdgeRows, GraphError> {
+    let mut rows = EdgeRows::default();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if r.read_line(&mut line).map_err(GraphError::Input)? == 0 {
+            return Ok(rows);
+        }
+        rows.lines += 1;
+        let text = line.trim_end_matches(['\n', '\r']);
+        if text.is_empty() {
+            continue;
+        }
+        let mut cols = text.split('\t');
+        let (source, target) = (cols.next().unwrap_or(""), cols.next());
+        let count = match cols.next().map(str::parse::<u64>) {
+            None => Ok(1),
+            Some(Ok(n)) => Ok(n),
+            Some(Err(_)) => Err("a count that is no whole number"),
+        };
+        let why = match (target, count) {
+            (None, _) => "no target (one column)",
+            (Some(t), _) if source.is_empty() || t.is_empty() => "an empty name",
+            (_, Err(why)) => why,
+            (Some(target), Ok(count)) => {
+                set.add(source, target, LinkTypes::default(), count)?;
+                continue;
+            }
+        };
+        rows.rejected.push((rows.lines, why.to_owned()));
+    }
+}
+
+/// Writes the graph of `edges` into folder `dir` (made when missing) as
+/// [`VERTICES_FILE`] and [`EDGES_FILE`] ([`write_graph_files`], gzip-compressed), each through
+/// a temporary file in the folder renamed at the end: both are replaced whole, or neither is
+/// touched. A name in the folder that is not a regular file (a FIFO, a device, a folder) is
+/// never replaced: an error before anything is written.
+///
+/// ```
+/// use linksieve_graph::{EdgeSet, GraphFileOptions, check_graph_dir, write_graph_dir};
+/// let dir = std::env::temp_dir().join(format!("ls-graph-dir-{}", std::process::id()));
+/// let mut set = EdgeSet::new(1 << 20, std::env::temp_dir());
+/// set.add("com.a", "org.b", Default::default(), 1).unwrap();
+/// let t = write_graph_dir(set, &GraphFileOptions::default(), &dir).unwrap();
+/// assert_eq!(check_graph_dir(&dir).unwrap(), t);
+/// std::fs::remove_dir_all(dir).unwrap();
+/// ```
+pub fn write_graph_dir(
+    edges: EdgeSet,
+    opts: &GraphFileOptions,
+    dir: &Path,
+) -> Result<GraphFileTotals, GraphError> {
+    let io_err = |op, path: &Path| {
+        let path = path.to_owned();
+        move |source| GraphError::Io { op, path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(io_err("make the graph folder", dir))?;
+    for name in [VERTICES_FILE, EDGES_FILE] {
+        let path = dir.join(name);
+        if let Ok(m) = std::fs::symlink_metadata(&path)
+            && !m.is_file()
+        {
+            return Err(GraphError::Io {
+                op: "replace",
+                path,
+                source: io::Error::other("not a regular file: left as it is"),
+            });
+        }
+    }
+    let temp = |name: &str| {
+        tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .tempfile_in(dir)
+            .map_err(io_err("make a temporary file in", dir))
+    };
+    let (vertices, edges_file) = (temp(VERTICES_FILE)?, temp(EDGES_FILE)?);
+    let gz = |f: &tempfile::NamedTempFile| -> Result<_, GraphError> {
+        let file = f.reopen().map_err(io_err("write", f.path()))?;
+        Ok(flate2::write::GzEncoder::new(
+            BufWriter::with_capacity(1 << 16, file),
+            flate2::Compression::default(),
+        ))
+    };
+    let (mut v, mut e) = (gz(&vertices)?, gz(&edges_file)?);
+    let totals = write_graph_files(edges, opts, &mut v, &mut e)?;
+    for (w, f) in [(v, &vertices), (e, &edges_file)] {
+        let done = w.finish().and_then(|mut b| b.flush());
+        done.and_then(|()| f.as_file().sync_all())
+            .map_err(io_err("write", f.path()))?;
+    }
+    for (f, name) in [(vertices, VERTICES_FILE), (edges_file, EDGES_FILE)] {
+        let path = dir.join(name);
+        f.persist(&path).map_err(|e| GraphError::Io {
+            op: "rename the temporary file to",
+            path,
+            source: e.error,
+        })?;
+    }
+    Ok(totals)
+}
+
+/// Checks the graph folder `dir` ([`check_graph_files`] on its two files, gzip or plain).
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("ls-graph-check-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// std::fs::write(dir.join("vertices.txt.gz"), "0\tb\n1\ta\n").unwrap();
+/// std::fs::write(dir.join("edges.txt.gz"), "").unwrap();
+/// let e = linksieve_graph::check_graph_dir(&dir).unwrap_err();
+/// assert!(e.to_string().contains("not sorted"));
+/// std::fs::remove_dir_all(dir).unwrap();
+/// ```
+pub fn check_graph_dir(dir: &Path) -> Result<GraphFileTotals, GraphError> {
+    let open = |name: &str| -> Result<Box<dyn BufRead>, GraphError> {
+        let path = dir.join(name);
+        let file = std::fs::File::open(&path).map_err(|source| GraphError::Io {
+            op: "read",
+            path: path.clone(),
+            source,
+        })?;
+        let mut r = BufReader::with_capacity(1 << 16, file);
+        let gzip = r
+            .fill_buf()
+            .map_err(|source| GraphError::Io {
+                op: "read",
+                path,
+                source,
+            })?
+            .starts_with(&[0x1f, 0x8b]);
+        Ok(if gzip {
+            Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(r)))
+        } else {
+            Box::new(r)
+        })
+    };
+    check_graph_files(&mut open(VERTICES_FILE)?, &mut open(EDGES_FILE)?)
+}
