@@ -14,7 +14,7 @@ import random
 import re
 import subprocess
 from collections import Counter
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import ada_url
 import pytest
@@ -22,6 +22,7 @@ import tldextract
 
 from cc_hosts import get_surt_host
 from cc_records import record_links
+from cc_wat import get_links, wat_records, write_wat
 from crawl import serving
 from outlink_oracle import html_responses, outlinks
 from test_html import iri_model
@@ -141,6 +142,14 @@ def warc(tmp_path_factory):
         )
     path = d / "crawl.warc.gz"
     assert path.exists(), (d / "wget.log").read_text()
+    return path
+
+
+@pytest.fixture(scope="module")
+def wat(warc, tmp_path_factory):
+    """The crawl's WAT file, made by the oracle in Common Crawl's layout (`cc_wat.py`)."""
+    path = tmp_path_factory.mktemp("wat") / "crawl.wat.gz"
+    write_wat(warc, path)
     return path
 
 
@@ -281,6 +290,35 @@ def test_graph_files_as_hostlinks_to_graph_writes_them(run, warc, tmp_path, grap
         assert f.read() == "".join(f"{s}\t{t}\n" for s, t in edges)
     assert len(edges) > 10
     run("graph", "--check", out, check_status=0)
+
+
+def test_wat_host_edges_match_cc_pyspark_get_links(run, wat):
+    """Host edges of the WAT file against cc-pyspark's own reading of it (`get_links`, copied
+    into `cc_wat.py`, over warcio and `json`); linksieve also takes a redirect's `Location`
+    from a WAT record's head (cc-pyspark takes it from WARC files only)."""
+    expected, redirects = set(), 0
+    for url, record in wat_records(wat):
+        source = get_surt_host(url)
+        links = [link for _, link in get_links(url, record)]
+        meta = record["Envelope"]["Payload-Metadata"]["HTTP-Response-Metadata"]
+        if meta["Response-Message"]["Status"] in ("301", "302", "303", "307", "308"):
+            links.append(urljoin(url, meta["Headers"]["Location"]))
+            redirects += 1
+        for link in links:
+            target = get_surt_host(link)
+            if source and target and target != source:
+                expected.add((source, target))
+    assert redirects > 5 and len(expected) > 20
+    assert set(edges(run, wat, "--graph", "host")) == expected
+
+
+def test_wat_page_edges_are_the_warcs_read_as_html(run, wat, warc):
+    """Two readings, two paths through linksieve: the WAT's listed links against the WARC's
+    HTML, heads and all, read by the tokenizer; the same pairs but for the links of the text
+    and the robots.txt sitemaps (which a WAT does not list)."""
+    from_warc = {pair for pair, (_, types) in edges(run, warc).items()
+                 if types - {"text", "sitemap"}}
+    assert set(edges(run, wat)) == from_warc
 
 
 def test_edges_summary_counts_the_links(run, warc, tmp_path):

@@ -25,3 +25,4 @@ mod output_faults;
 mod profiles;
 mod registered_schemes;
 mod run_command;
+mod wat_input;

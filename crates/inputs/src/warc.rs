@@ -264,11 +264,11 @@ pub trait Records {
     fn skip(&mut self, why: &str, n: u64);
     /// A coding undone, or declared and not found.
     fn coding(&mut self, what: String);
-    /// The links a `response` record states outside its HTML ([`RecordLink`]: a redirect's
-    /// `Location`, `Link` fields, robots.txt `Sitemap:` lines), at input offsets, for the
-    /// caller to resolve against its target URI; told before its payload is scanned (or
-    /// skipped), only when there are some. The default drops them.
-    fn links(&mut self, h: &WarcHeader, links: Vec<RecordLink>) {
+    /// The links a record states outside a payload read as HTML ([`RecordLinks`]: a
+    /// redirect's `Location`, `Link` fields, robots.txt `Sitemap:` lines, the links a WAT record
+    /// lists), at input offsets, for the caller to resolve; told before its payload is scanned
+    /// (or skipped), only when there are some. The default drops them.
+    fn links(&mut self, h: &WarcHeader, links: RecordLinks) {
         let _ = (h, links);
     }
     /// Scans one payload, whose decoded bytes `reader` yields, from input offset `at`, in
@@ -341,10 +341,10 @@ pub fn walk(
         let mut block = Block::new(r, h.content_length);
         // the payload's reader borrows the block until the end of this block
         let (skipped, failure) = {
-            let mut links = Vec::new();
+            let mut links = RecordLinks::default();
             let payload = payload(&h, &mut block, records, &mut links);
-            if !links.is_empty() {
-                for l in &mut links {
+            if !links.links.is_empty() {
+                for l in &mut links.links {
                     l.at += offset;
                 }
                 to.links(&h, links);
@@ -410,10 +410,12 @@ mod links;
 mod payload;
 #[cfg(test)]
 mod tests;
+mod wat;
 
 use chunked::Dechunk;
 pub use http::{HttpHead, charset_of, read_http_head};
 use links::{MAX_ROBOTS, is_redirect, is_robots_txt, link_header_refs, sitemap_lines};
-pub use links::{RecordLink, RecordLinkKind};
+pub use links::{RecordLink, RecordLinkKind, RecordLinks};
 pub use payload::html_media;
 pub(crate) use payload::{Payload, payload};
+use wat::{MAX_WAT, is_wat, wat_links};

@@ -145,14 +145,14 @@ pub(crate) struct KeyRow<'a> {
 pub(crate) enum LinkFrom<'a> {
     /// In the text of a document read as HTML.
     Text,
-    /// In an attribute.
+    /// In an attribute (of a document, or as a WAT record lists it).
     Attribute {
-        tag: &'static str,
-        attr: &'static str,
+        tag: &'a str,
+        attr: &'a str,
         rel: Option<&'a str>,
     },
     /// In a WARC record's HTTP head, or its robots.txt.
-    Record(linksieve_inputs::RecordLinkKind),
+    Record(&'a linksieve_inputs::RecordLinkKind),
 }
 
 /// A link without a key, as the sink hands it to the [`Printer`].
@@ -229,6 +229,8 @@ impl<'a> Printer<'a> {
                             Redirect(_) => ("header", Some("location")),
                             LinkHeader => ("header", Some("link")),
                             Sitemap => ("sitemap", None),
+                            // the sink shows these as attributes
+                            Element { .. } => ("attribute", None),
                         };
                         v["from"] = from.into();
                         if let Some(h) = header {

@@ -212,8 +212,8 @@ impl RunStats {
         if !r.is_empty() {
             let _ = writeln!(
                 s,
-                "  record links (WARC heads, robots.txt): {} redirects, {} Link fields, {} sitemaps; {} not keyed, {} without a base",
-                r.redirects, r.link_fields, r.sitemaps, r.not_keyed, r.no_base
+                "  record links (WARC heads, robots.txt, WAT): {} redirects, {} Link fields, {} sitemaps, {} WAT links; {} not keyed, {} without a base",
+                r.redirects, r.link_fields, r.sitemaps, r.wat, r.not_keyed, r.no_base
             );
         }
         let _ = writeln!(s, "  links found: {}", self.links_found);
@@ -338,6 +338,8 @@ pub struct RecordLinkStats {
     pub link_fields: u64,
     /// robots.txt `Sitemap:` lines.
     pub sitemaps: u64,
+    /// Links of the HTML a WAT record describes (elements, `<meta>`).
+    pub wat: u64,
     /// In a scheme that is not keyed (`javascript:`, `data:`, ...).
     pub not_keyed: u64,
     /// Relative, in a record without a target URI (and no `--base`).
@@ -360,6 +362,7 @@ impl std::ops::AddAssign for RecordLinkStats {
         self.redirects += o.redirects;
         self.link_fields += o.link_fields;
         self.sitemaps += o.sitemaps;
+        self.wat += o.wat;
         self.not_keyed += o.not_keyed;
         self.no_base += o.no_base;
     }

@@ -1,9 +1,10 @@
-//! The links a response states outside its payload's HTML: the `Location` of a redirect
-//! (RFC 9110 10.2.2), the URI-references of its `Link` header fields (RFC 8288 3), and the
+//! The links a record states outside a payload read as HTML: the `Location` of a redirect
+//! (RFC 9110 10.2.2), the URI-references of its `Link` header fields (RFC 8288 3), the
 //! `Sitemap:` lines of a robots.txt (RFC 9309 2.2.4, which leaves them to other records: the
-//! sitemaps protocol's "Specifying the Sitemap location in your robots.txt file"), the three
-//! kinds Common Crawl's graphs take from WARC records besides HTML (cc-pyspark
-//! `wat_extract_links.py`, `hostlinks_extract_fastwarc.py`).
+//! sitemaps protocol's "Specifying the Sitemap location in your robots.txt file"), the kinds
+//! Common Crawl's graphs take from WARC records besides HTML (cc-pyspark
+//! `wat_extract_links.py`, `hostlinks_extract_fastwarc.py`), and the links a WAT record lists
+//! (`warc/wat.rs`).
 
 /// A link a response record states outside its HTML ([`RecordLinkKind`]): in its HTTP head,
 /// or on a line of a robots.txt.
@@ -34,7 +35,7 @@ pub struct RecordLink {
 /// assert_eq!(RecordLinkKind::Redirect(308).status(), Some(308));
 /// assert_eq!(RecordLinkKind::Sitemap.status(), None);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum RecordLinkKind {
     /// The `Location` field of a redirect: status 301, 302, 303, 307 or 308 (the five that
     /// redirect to the `Location`, RFC 9110 15.4; cc-pyspark takes the same five). The first
@@ -44,6 +45,38 @@ pub enum RecordLinkKind {
     LinkHeader,
     /// A `Sitemap:` line of a robots.txt (a `200` response to `/robots.txt`).
     Sitemap,
+    /// An attribute of an HTML element, as a WAT record lists it (`"path": "A@/href"`: the
+    /// element and attribute in lower case, and the element's `rel`); a `<meta>` that names a
+    /// URL is element `meta`, attribute `content`.
+    Element {
+        /// The element, lower case.
+        tag: String,
+        /// The attribute, lower case.
+        attr: String,
+        /// The element's `rel`.
+        rel: Option<String>,
+    },
+}
+
+/// The links one record states ([`RecordLink`]), with the base its HTML declares, if any.
+///
+/// ```
+/// let r = linksieve_inputs::RecordLinks::default();
+/// assert!(r.links.is_empty() && r.base.is_none() && !r.document);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordLinks {
+    /// The links, in the order written.
+    pub links: Vec<RecordLink>,
+    /// The base URL an HTML document declares (a WAT record's `Head.Base`), as written:
+    /// [`RecordLinkKind::Element`] links resolve against it (itself resolved against the
+    /// target URI), the others against the target URI.
+    pub base: Option<String>,
+    /// The page's address when the record names one of its own (a WAT record's
+    /// `WARC-Target-URI`, that of the response it describes).
+    pub target: Option<String>,
+    /// The links are those of an HTML document (a WAT record's `HTML-Metadata`).
+    pub document: bool,
 }
 
 impl RecordLinkKind {
@@ -52,9 +85,9 @@ impl RecordLinkKind {
     /// ```
     /// assert_eq!(linksieve_inputs::RecordLinkKind::LinkHeader.status(), None);
     /// ```
-    pub fn status(self) -> Option<u16> {
+    pub fn status(&self) -> Option<u16> {
         match self {
-            RecordLinkKind::Redirect(s) => Some(s),
+            RecordLinkKind::Redirect(s) => Some(*s),
             _ => None,
         }
     }

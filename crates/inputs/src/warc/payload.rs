@@ -80,7 +80,7 @@ pub(crate) fn payload<'a>(
     h: &WarcHeader,
     block: &'a mut Block<'_>,
     records: WarcRecords,
-    links: &mut Vec<RecordLink>,
+    links: &mut RecordLinks,
 ) -> io::Result<Payload<'a>> {
     let kind = h.record_type.as_str();
     let all = records == WarcRecords::All;
@@ -88,6 +88,22 @@ pub(crate) fn payload<'a>(
     let content_type = h.content_type.as_deref().unwrap_or("");
     match kind {
         "response" => {}
+        "metadata" if is_wat(h) => {
+            // Common Crawl's WAT: the links its JSON lists; in `all`, its text scanned too
+            let json = read_up_to(block, MAX_WAT + 1)?;
+            let read = if json.len() > MAX_WAT {
+                Ok(" (WAT JSON over 64 MiB: not read)")
+            } else {
+                wat_links(&json, links).map(|()| " (WAT: the links its JSON lists read)")
+            };
+            block.unread(json);
+            let why = read?;
+            return if all {
+                Ok(scan_whole(h, block))
+            } else {
+                skip(why)
+            };
+        }
         "resource" | "conversion" => {
             if !all {
                 let metadata = h.target_uri.as_deref().is_some_and(|u| {
@@ -115,7 +131,7 @@ pub(crate) fn payload<'a>(
         return Ok(scan_whole(h, block));
     }
     let mut head = read_http_head(block)?;
-    links.append(&mut head.links);
+    links.links.append(&mut head.links);
     if !all && head.content_type.as_deref().is_some_and(binary_media) {
         return skip(" (media type without text)");
     }
@@ -187,7 +203,7 @@ pub(crate) fn payload<'a>(
     if head.status == 200 && h.target_uri.as_deref().is_some_and(is_robots_txt) {
         // its Sitemap: lines, from its first bytes, which are then scanned as any payload
         let start = read_up_to(&mut body, MAX_ROBOTS)?;
-        sitemap_lines(&start, head.len, links);
+        sitemap_lines(&start, head.len, &mut links.links);
         body = Box::new(io::Cursor::new(start).chain(body));
     }
     Ok(Payload::Scan {

@@ -91,7 +91,13 @@ fn check_one_byte_reads(block: &[u8], head: usize, want: &[&str], body: &[u8]) {
         codings,
         mut reader,
         ..
-    } = payload(&h, &mut b, WarcRecords::Content, &mut Vec::new()).unwrap()
+    } = payload(
+        &h,
+        &mut b,
+        WarcRecords::Content,
+        &mut RecordLinks::default(),
+    )
+    .unwrap()
     else {
         panic!("scanned")
     };
@@ -165,8 +171,8 @@ impl Records for Links {
     }
     fn skip(&mut self, _why: &str, _n: u64) {}
     fn coding(&mut self, _what: String) {}
-    fn links(&mut self, _h: &WarcHeader, links: Vec<RecordLink>) {
-        self.0.extend(links);
+    fn links(&mut self, _h: &WarcHeader, links: RecordLinks) {
+        self.0.extend(links.links);
     }
     fn scan(
         &mut self,
@@ -223,8 +229,11 @@ fn redirects_link_fields_and_sitemaps_are_record_links_at_their_offsets() {
 
     let mut links = Links::default();
     walk(&mut warc.as_slice(), WarcRecords::Content, &mut links).unwrap();
-    let got: Vec<(&str, RecordLinkKind)> =
-        links.0.iter().map(|l| (l.value.as_str(), l.kind)).collect();
+    let got: Vec<(&str, RecordLinkKind)> = links
+        .0
+        .iter()
+        .map(|l| (l.value.as_str(), l.kind.clone()))
+        .collect();
     use RecordLinkKind::*;
     assert_eq!(
         got,
@@ -254,4 +263,111 @@ fn redirects_link_fields_and_sitemaps_are_record_links_at_their_offsets() {
 fn record_links_that_are_not_utf8_are_skipped() {
     let mut r = io::Cursor::new(b"HTTP/1.1 302 Found\r\nLocation: /caf\xe9\r\n\r\n".to_vec());
     assert!(read_http_head(&mut r).unwrap().links.is_empty());
+}
+
+/// A WAT `metadata` record holding `json`.
+fn wat_record(target: &str, json: &str) -> Vec<u8> {
+    let mut r = format!(
+        "WARC/1.0\r\nWARC-Type: metadata\r\nWARC-Target-URI: {target}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        json.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(json.as_bytes());
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
+
+/// Every record's links, with the base and target each record declared.
+#[derive(Default)]
+struct AllLinks(Vec<RecordLinks>);
+
+impl Records for AllLinks {
+    fn stop(&mut self) -> bool {
+        false
+    }
+    fn skip(&mut self, _why: &str, _n: u64) {}
+    fn coding(&mut self, _what: String) {}
+    fn links(&mut self, _h: &WarcHeader, links: RecordLinks) {
+        self.0.push(links);
+    }
+    fn scan(
+        &mut self,
+        _h: &WarcHeader,
+        _at: u64,
+        _charset: Option<&'static Encoding>,
+        _html: bool,
+        _reader: &mut dyn BufRead,
+    ) -> io::Result<()> {
+        panic!("a WAT record is not scanned under `content`")
+    }
+    fn record_failed(&mut self, error: String) {
+        self.0.push(RecordLinks {
+            base: Some(error),
+            ..Default::default()
+        });
+    }
+}
+
+#[test]
+fn wat_records_give_the_links_cc_pyspark_takes() {
+    let json = r#"{"Container":{"Filename":"x.warc.gz"},"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"response","WARC-Target-URI":"http://a.example/dir/p"},"Payload-Metadata":{"HTTP-Response-Metadata":{"Response-Message":{"Status":"200"},"Headers":{"Content-Type":"text/html","Link":"</l1>; rel=preload","Location":"/not-a-redirect"},"HTML-Metadata":{"Head":{"Base":"http://b.example/","Link":[{"path":"LINK@/href","url":"s.css","rel":"stylesheet"}],"Metas":[{"property":"og:image","content":"/og.png"},{"name":"description","content":"no link"},{"name":"x","content":"https://abs.example/m"}],"Scripts":[{"path":"SCRIPT@/src","url":"j.js"}]},"Links":[{"path":"A@/href","url":"a.html","text":"a"},{"path":"A@/href","href":"relative-href-only"},{"path":"A@/href","href":"//proto.example/x"},{"path":"IMG@/src","url":"https:\/\/escaped.example\/i.png"}]}}}}}"#;
+    let mut warc = wat_record("http://a.example/dir/p", json);
+    // a request's envelope, and a 301's (its Location read)
+    warc.extend(wat_record(
+        "http://a.example/",
+        r#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"request"},"Payload-Metadata":{"HTTP-Request-Metadata":{}}}}"#,
+    ));
+    warc.extend(wat_record(
+        "http://a.example/old",
+        r#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"response","WARC-Target-URI":"http://a.example/old"},"Payload-Metadata":{"HTTP-Response-Metadata":{"Response-Message":{"Status":"301"},"Headers":{"Location":"/new"}}}}}"#,
+    ));
+    warc.extend(wat_record("http://a.example/bad", "{\"Envelope\": [}"));
+    let mut all = AllLinks::default();
+    walk(&mut warc.as_slice(), WarcRecords::Content, &mut all).unwrap();
+    assert_eq!(all.0.len(), 3, "{:?}", all.0);
+    let page = &all.0[0];
+    assert_eq!(page.base.as_deref(), Some("http://b.example/"));
+    assert_eq!(page.target.as_deref(), Some("http://a.example/dir/p"));
+    assert!(page.document);
+    let el = |tag: &str, attr: &str, rel: Option<&str>| RecordLinkKind::Element {
+        tag: tag.into(),
+        attr: attr.into(),
+        rel: rel.map(Into::into),
+    };
+    let got: Vec<(&str, RecordLinkKind)> = page
+        .links
+        .iter()
+        .map(|l| (l.value.as_str(), l.kind.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("/l1", RecordLinkKind::LinkHeader),
+            ("s.css", el("link", "href", Some("stylesheet"))),
+            ("/og.png", el("meta", "content", None)),
+            ("https://abs.example/m", el("meta", "content", None)),
+            ("j.js", el("script", "src", None)),
+            ("a.html", el("a", "href", None)),
+            ("//proto.example/x", el("a", "href", None)),
+            ("https://escaped.example/i.png", el("img", "src", None)),
+        ]
+    );
+    // offsets: where each value is written (the escaped one: the record's start)
+    for l in &page.links {
+        let at = l.at as usize;
+        if l.value.contains("escaped") {
+            assert!(!warc[at..].starts_with(l.value.as_bytes()));
+        } else {
+            assert_eq!(&warc[at..at + l.value.len()], l.value.as_bytes(), "{l:?}");
+        }
+    }
+    assert_eq!(all.0[1].links[0].kind, RecordLinkKind::Redirect(301));
+    assert!(!all.0[1].document);
+    // JSON that does not parse: a failure naming the record
+    let failed = all.0[2].base.as_deref().unwrap();
+    assert!(
+        failed.contains("http://a.example/bad") && failed.contains("WAT JSON"),
+        "{failed}"
+    );
 }

@@ -49,13 +49,14 @@ pub(super) enum Job {
         hits: Vec<Hit>,
         offset: u64,
     },
-    /// The links a WARC record states outside its HTML ([`RecordLink`]: a redirect's
-    /// `Location`, `Link` fields, robots.txt `Sitemap:` lines), to resolve against `url`, its
-    /// target URI. Submitted before the record's payload.
+    /// The links a WARC record states outside a payload read as HTML ([`RecordLinks`]: a
+    /// redirect's `Location`, `Link` fields, robots.txt `Sitemap:` lines, a WAT record's
+    /// links), to resolve against `url`, the page's address (or the base it declares).
+    /// Submitted before the record's payload.
     RecordLinks {
         meta: Arc<StreamMeta>,
         url: Option<WebUrl>,
-        links: Vec<RecordLink>,
+        links: RecordLinks,
     },
     /// A whole document read as HTML (`crate::read_document`): `bytes` start at input offset
     /// `offset`; `transport`: the charset its HTTP head declares; `url`: its address.
@@ -193,6 +194,13 @@ impl ChunkOut {
             }
             Some(LinkSource::Record(RecordLinkKind::LinkHeader)) => LinkType::LinkHeader,
             Some(LinkSource::Record(RecordLinkKind::Sitemap)) => LinkType::Sitemap,
+            Some(LinkSource::Record(RecordLinkKind::Element { tag, attr, rel })) => {
+                match (tag.as_str(), attr.as_str()) {
+                    // a WAT's `<meta>` that names a URL (og:image, ...): no refresh
+                    ("meta", _) => LinkType::Other,
+                    (tag, attr) => LinkType::of_attribute(tag, attr, rel.as_deref()),
+                }
+            }
             None => LinkType::Text,
         }
     }

@@ -62,7 +62,7 @@ pub(crate) use late::{decides_late, detect_encoding_after_ascii, first_non_ascii
 use linksieve_dedup::Fingerprint;
 use linksieve_dedup::{CommitPolicy, DedupError, SeenSet};
 use linksieve_inputs::{Compression, InputSpec, decompress, open_file};
-use linksieve_inputs::{RecordLink, RecordLinkKind, WarcError, WarcHeader, WarcRecords};
+use linksieve_inputs::{RecordLinkKind, RecordLinks, WarcError, WarcHeader, WarcRecords};
 use linksieve_iri::{Climb, InputMode, NormalizeError, Rung, WebUrl, web_to_iri};
 use linksieve_scan::{EncodingChoice, Hit, HitRef, LinkKind, ScanOptions, Scanner};
 use ranges::*;

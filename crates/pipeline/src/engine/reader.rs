@@ -529,11 +529,16 @@ impl linksieve_inputs::Records for WarcInput<'_, '_, '_> {
             .unwrap_or(self.reader.opts.scan.encoding);
         self.reader.stream(&meta, reader, at, choice).map(|_| ())
     }
-    fn links(&mut self, h: &WarcHeader, links: Vec<RecordLink>) {
+    fn links(&mut self, h: &WarcHeader, links: RecordLinks) {
         if self.reader.opts.record_links {
+            // a WAT record names the page it describes
+            let url = match links.target.as_deref().map(WebUrl::parse) {
+                Some(Ok(u)) => Some(u),
+                _ => self.address(h),
+            };
             let job = Job::RecordLinks {
                 meta: self.meta(h),
-                url: self.address(h),
+                url,
                 links,
             };
             self.reader.submit(job);

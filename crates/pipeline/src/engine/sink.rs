@@ -358,7 +358,14 @@ impl<'a> Sink<'a> {
                         attr,
                         rel: rel.as_deref(),
                     }),
-                    Some(LinkSource::Record(kind)) => Some(LinkFrom::Record(*kind)),
+                    Some(LinkSource::Record(RecordLinkKind::Element { tag, attr, rel })) => {
+                        Some(LinkFrom::Attribute {
+                            tag,
+                            attr,
+                            rel: rel.as_deref(),
+                        })
+                    }
+                    Some(LinkSource::Record(kind)) => Some(LinkFrom::Record(kind)),
                     None => c.document.then_some(LinkFrom::Text),
                 },
             })

@@ -340,14 +340,22 @@ impl Worker<'_> {
     /// (URL Standard; a `Location` against the target URI, RFC 9110 10.2.2; a `Link` against
     /// it too, RFC 8288 3.2), counted apart ([`crate::RecordLinkStats`]). Their rows have
     /// line 0 (they are in no document's text).
-    pub(super) fn record_links(&mut self, url: Option<WebUrl>, links: Vec<RecordLink>) {
+    pub(super) fn record_links(&mut self, url: Option<WebUrl>, links: RecordLinks) {
         let opts = self.opts;
         if opts.format == OutputFormat::Edges {
             self.out.page = url
                 .as_ref()
                 .and_then(|u| self.keyer.key(u.as_str(), false).ok());
         }
-        for l in links {
+        // a WAT record's links are those of an HTML document: its base applies to them (HTML
+        // "document base URL": a base that does not parse leaves the address)
+        self.out.document = links.document;
+        let base = links
+            .base
+            .as_deref()
+            .and_then(|b| resolve(b, url.as_ref(), None, false).ok())
+            .or_else(|| url.clone());
+        for l in links.links {
             let stats = &mut self.out.record_links;
             let kind = match l.kind {
                 RecordLinkKind::Redirect(_) => {
@@ -362,8 +370,16 @@ impl Worker<'_> {
                     stats.sitemaps += 1;
                     "a robots.txt Sitemap: line"
                 }
+                RecordLinkKind::Element { .. } => {
+                    stats.wat += 1;
+                    "a WAT record's link"
+                }
             };
-            let iri = match resolve(&l.value, url.as_ref(), None, opts.all_schemes) {
+            let against = match l.kind {
+                RecordLinkKind::Element { .. } => base.as_ref(),
+                _ => url.as_ref(),
+            };
+            let iri = match resolve(&l.value, against, None, opts.all_schemes) {
                 Ok(u) => web_to_iri(&u).map_err(|e| e.to_string()),
                 Err(Unresolved::NoBase) => {
                     stats.no_base += 1;
