@@ -21,11 +21,19 @@ pub struct GraphArgs {
     out: Option<PathBuf>,
     /// Check the graph folder DIR instead (IDs from 0 in name order, names sorted, edges of
     /// vertex IDs sorted, no self-loops): exit 1 at the first line that breaks a rule.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "weights", "memory", "inputs"])]
+    #[arg(
+        long,
+        value_name = "DIR",
+        conflicts_with_all = ["out", "weights", "memory", "inputs", "format"]
+    )]
     check: Option<PathBuf>,
     /// Write each edge's count as a third column of `edges.txt.gz` (`s<TAB>t<TAB>count`).
     #[arg(long)]
     weights: bool,
+    /// The folder's files: `text` (gzip, as Common Crawl publishes them) or `parquet`
+    /// (`vertices.parquet`: id, name; `edges.parquet`: s, t[, count]; zstd).
+    #[arg(long, value_enum, default_value_t = GraphFormat::Text, value_name = "FORMAT")]
+    format: GraphFormat,
     /// Bytes the sorts hold in memory, 64K to 1T (default 512M); past it they write sorted
     /// runs to TMPDIR.
     #[arg(long, value_parser = parse_memory, value_name = "SIZE")]
@@ -36,6 +44,15 @@ pub struct GraphArgs {
     /// Edge rows, `source<TAB>target[<TAB>count[<TAB>...]]` (what `run --format edges`
     /// writes): files (compressed ones too), directories, `-` for stdin (the default).
     inputs: Vec<PathBuf>,
+}
+
+/// The files of a graph folder (`--format`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GraphFormat {
+    /// `vertices.txt.gz` and `edges.txt.gz`.
+    Text,
+    /// `vertices.parquet` and `edges.parquet`.
+    Parquet,
 }
 
 /// Runs `linksieve graph`: exit 0, 1 when an input could not be read or a row was rejected
@@ -108,6 +125,7 @@ pub fn run(a: &GraphArgs) -> Result<ExitCode> {
         weights: a.weights,
         budget,
         temp_base,
+        parquet: a.format == GraphFormat::Parquet,
     };
     let t = write_graph_dir(set, &opts, out).with_context(|| format!("--out {}", out.display()))?;
     if !a.quiet {

@@ -594,6 +594,9 @@ pub fn run(a: &RunArgs) -> Result<ExitCode> {
     let encoding =
         EncodingChoice::from_label(&a.encoding).map_err(|e| anyhow::anyhow!("--encoding: {e}"))?;
     let edges = a.format == OutputFormat::Edges;
+    if a.format == OutputFormat::Parquet && a.io.out.is_none() && std::io::stdout().is_terminal() {
+        bail!("--format parquet writes a binary file: give --out FILE (or redirect stdout)");
+    }
     if !edges && (a.graph.is_some() || a.www.is_some()) {
         bail!("--graph and --www are for --format edges");
     }

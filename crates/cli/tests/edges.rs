@@ -175,7 +175,7 @@ fn domain_nodes_fold_hosts_by_the_public_suffix_list() {
 
 /// A crawl's redirects, `Link` fields and robots.txt: a 301 with an HTML body, a 302 without
 /// one, a 200 with a `Link` field, and a robots.txt with two sitemaps.
-fn record_links_warc() -> Vec<u8> {
+pub(crate) fn record_links_warc() -> Vec<u8> {
     let mut warc = warc_http(
         "http://a.example/old",
         "HTTP/1.1 301 Moved Permanently\r\nLocation: /new\r\nContent-Type: text/html\r\n",

@@ -22,6 +22,7 @@ mod iri_commands;
 mod ladder_commands;
 mod no_loss;
 mod output_faults;
+mod parquet_output;
 mod profiles;
 mod registered_schemes;
 mod run_command;

@@ -1,8 +1,11 @@
-//! A graph folder (`vertices.txt.gz`, `edges.txt.gz`) written whole or not at all, checked,
-//! and the edge rows (`source<TAB>target[<TAB>count...]`) a graph is read from.
+//! A graph folder (`vertices.txt.gz`, `edges.txt.gz`, or the same as Parquet tables) written
+//! whole or not at all, checked, and the edge rows (`source<TAB>target[<TAB>count...]`) a
+//! graph is read from.
 
 use crate::edges::{EdgeSet, GraphError};
-use crate::files::{GraphFileOptions, GraphFileTotals, check_graph_files, write_graph_files};
+#[cfg(feature = "parquet")]
+use crate::files::GraphRows;
+use crate::files::{GraphFileOptions, GraphFileTotals, TextRows, check_graph_files, write_graph};
 use crate::types::LinkTypes;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
@@ -11,6 +14,69 @@ use std::path::Path;
 pub const VERTICES_FILE: &str = "vertices.txt.gz";
 /// The edges file of a graph folder.
 pub const EDGES_FILE: &str = "edges.txt.gz";
+/// The vertices table of a graph folder written as Parquet: columns `id` (INT64) and `name`
+/// (STRING).
+pub const VERTICES_PARQUET: &str = "vertices.parquet";
+/// The edges table of a graph folder written as Parquet: columns `s` and `t` (INT64), and
+/// `count` (INT64) with weights.
+pub const EDGES_PARQUET: &str = "edges.parquet";
+
+/// Graph rows into two Parquet tables.
+#[cfg(feature = "parquet")]
+struct ParquetRows<W: Write> {
+    vertices: (linksieve_columnar::Table, W),
+    edges: (linksieve_columnar::Table, W),
+    weights: bool,
+}
+
+#[cfg(feature = "parquet")]
+impl<W: Write> ParquetRows<W> {
+    fn new(v: W, e: W, weights: bool) -> Result<Self, linksieve_columnar::ColumnarError> {
+        use linksieve_columnar::{Column, Table};
+        let mut edge_cols = vec![Column::Int("s"), Column::Int("t")];
+        if weights {
+            edge_cols.push(Column::Int("count"));
+        }
+        Ok(ParquetRows {
+            vertices: (
+                Table::new("vertices", &[Column::Int("id"), Column::Str("name")])?,
+                v,
+            ),
+            edges: (Table::new("edges", &edge_cols)?, e),
+            weights,
+        })
+    }
+
+    /// Writes both footers; gives back the writers.
+    fn finish(self) -> Result<(W, W), linksieve_columnar::ColumnarError> {
+        let (vt, mut v) = self.vertices;
+        let (et, mut e) = self.edges;
+        vt.finish(&mut v)?;
+        et.finish(&mut e)?;
+        Ok((v, e))
+    }
+}
+
+#[cfg(feature = "parquet")]
+impl<W: Write> GraphRows for ParquetRows<W> {
+    fn vertex(&mut self, id: u64, name: &str) -> io::Result<()> {
+        use linksieve_columnar::Value;
+        let (t, w) = &mut self.vertices;
+        t.push(&[Value::Int(id as i64), Value::Str(name)], w)
+            .map_err(io::Error::other)
+    }
+    fn edge(&mut self, s: u64, t: u64, count: u64) -> io::Result<()> {
+        use linksieve_columnar::Value;
+        let (table, w) = &mut self.edges;
+        let row = [
+            Value::Int(s as i64),
+            Value::Int(t as i64),
+            Value::Int(count as i64),
+        ];
+        let n = if self.weights { 3 } else { 2 };
+        table.push(&row[..n], w).map_err(io::Error::other)
+    }
+}
 
 /// What [`read_edge_rows`] read.
 ///
@@ -74,7 +140,8 @@ pub fn read_edge_rows(r: &mut dyn BufRead, set: &mut EdgeSet) -> Result<EdgeRows
 }
 
 /// Writes the graph of `edges` into folder `dir` (made when missing) as
-/// [`VERTICES_FILE`] and [`EDGES_FILE`] ([`write_graph_files`], gzip-compressed), each through
+/// [`VERTICES_FILE`] and [`EDGES_FILE`] ([`crate::write_graph_files`], gzip-compressed), or
+/// with [`GraphFileOptions::parquet`] as [`VERTICES_PARQUET`] and [`EDGES_PARQUET`], each through
 /// a temporary file in the folder renamed at the end: both are replaced whole, or neither is
 /// touched. A name in the folder that is not a regular file (a FIFO, a device, a folder) is
 /// never replaced: an error before anything is written.
@@ -98,7 +165,12 @@ pub fn write_graph_dir(
         move |source| GraphError::Io { op, path, source }
     };
     std::fs::create_dir_all(dir).map_err(io_err("make the graph folder", dir))?;
-    for name in [VERTICES_FILE, EDGES_FILE] {
+    let names = if opts.parquet {
+        [VERTICES_PARQUET, EDGES_PARQUET]
+    } else {
+        [VERTICES_FILE, EDGES_FILE]
+    };
+    for name in names {
         let path = dir.join(name);
         if let Ok(m) = std::fs::symlink_metadata(&path)
             && !m.is_file()
@@ -116,22 +188,28 @@ pub fn write_graph_dir(
             .tempfile_in(dir)
             .map_err(io_err("make a temporary file in", dir))
     };
-    let (vertices, edges_file) = (temp(VERTICES_FILE)?, temp(EDGES_FILE)?);
-    let gz = |f: &tempfile::NamedTempFile| -> Result<_, GraphError> {
+    let (vertices, edges_file) = (temp(names[0])?, temp(names[1])?);
+    let open = |f: &tempfile::NamedTempFile| -> Result<_, GraphError> {
         let file = f.reopen().map_err(io_err("write", f.path()))?;
-        Ok(flate2::write::GzEncoder::new(
-            BufWriter::with_capacity(1 << 16, file),
-            flate2::Compression::default(),
-        ))
+        Ok(BufWriter::with_capacity(1 << 16, file))
     };
-    let (mut v, mut e) = (gz(&vertices)?, gz(&edges_file)?);
-    let totals = write_graph_files(edges, opts, &mut v, &mut e)?;
-    for (w, f) in [(v, &vertices), (e, &edges_file)] {
-        let done = w.finish().and_then(|mut b| b.flush());
-        done.and_then(|()| f.as_file().sync_all())
+    let (v, e) = (open(&vertices)?, open(&edges_file)?);
+    let (totals, (mut v, mut e)) = if opts.parquet {
+        parquet_tables(edges, opts, v, e)?
+    } else {
+        let gz = |w| flate2::write::GzEncoder::new(w, flate2::Compression::default());
+        let (mut v, mut e) = (gz(v), gz(e));
+        let mut rows = TextRows::new(&mut v, &mut e, opts.weights);
+        let totals = write_graph(edges, opts, &mut rows)?;
+        let finished = v.finish().and_then(|v| Ok((v, e.finish()?)));
+        (totals, finished.map_err(io_err("write", dir))?)
+    };
+    for (w, f) in [(&mut v, &vertices), (&mut e, &edges_file)] {
+        w.flush()
+            .and_then(|()| f.as_file().sync_all())
             .map_err(io_err("write", f.path()))?;
     }
-    for (f, name) in [(vertices, VERTICES_FILE), (edges_file, EDGES_FILE)] {
+    for (f, name) in [(vertices, names[0]), (edges_file, names[1])] {
         let path = dir.join(name);
         f.persist(&path).map_err(|e| GraphError::Io {
             op: "rename the temporary file to",
@@ -140,6 +218,33 @@ pub fn write_graph_dir(
         })?;
     }
     Ok(totals)
+}
+
+/// The graph of `edges` as two Parquet tables written to `v` and `e`.
+#[cfg(feature = "parquet")]
+fn parquet_tables<W: Write>(
+    edges: EdgeSet,
+    opts: &GraphFileOptions,
+    v: W,
+    e: W,
+) -> Result<(GraphFileTotals, (W, W)), GraphError> {
+    let parquet = |e: linksieve_columnar::ColumnarError| GraphError::Output(io::Error::other(e));
+    let mut rows = ParquetRows::new(v, e, opts.weights).map_err(parquet)?;
+    let totals = write_graph(edges, opts, &mut rows)?;
+    Ok((totals, rows.finish().map_err(parquet)?))
+}
+
+/// Without the `parquet` feature: an error.
+#[cfg(not(feature = "parquet"))]
+fn parquet_tables<W: Write>(
+    _edges: EdgeSet,
+    _opts: &GraphFileOptions,
+    _v: W,
+    _e: W,
+) -> Result<(GraphFileTotals, (W, W)), GraphError> {
+    Err(GraphError::Output(io::Error::other(
+        "this linksieve was built without the `parquet` feature",
+    )))
 }
 
 /// Checks the graph folder `dir` ([`check_graph_files`] on its two files, gzip or plain).

@@ -35,6 +35,9 @@ pub struct GraphFileOptions {
     pub budget: usize,
     /// Where the sorts write their runs (a temporary folder is made under it).
     pub temp_base: PathBuf,
+    /// Write the folder's tables as Parquet ([`crate::VERTICES_PARQUET`],
+    /// [`crate::EDGES_PARQUET`]) instead of gzip text (with the `parquet` feature).
+    pub parquet: bool,
 }
 
 impl Default for GraphFileOptions {
@@ -43,6 +46,7 @@ impl Default for GraphFileOptions {
             weights: false,
             budget: 512 << 20,
             temp_base: std::env::temp_dir(),
+            parquet: false,
         }
     }
 }
@@ -84,6 +88,63 @@ impl<T: PartialOrd + std::fmt::Debug> Ascending<T> {
         }
         self.last = Some(v);
         Ok(())
+    }
+}
+
+/// Where [`write_graph`] puts a graph's rows, in order: the vertices (IDs from 0, names
+/// sorted), then the edges (sorted by source then target ID, self-loops left out).
+///
+/// ```
+/// struct Count(u64, u64);
+/// impl linksieve_graph::GraphRows for Count {
+///     fn vertex(&mut self, _id: u64, _name: &str) -> std::io::Result<()> { self.0 += 1; Ok(()) }
+///     fn edge(&mut self, _s: u64, _t: u64, _count: u64) -> std::io::Result<()> { self.1 += 1; Ok(()) }
+/// }
+/// let mut set = linksieve_graph::EdgeSet::new(1 << 20, std::env::temp_dir());
+/// set.add("a", "b", Default::default(), 1).unwrap();
+/// let mut c = Count(0, 0);
+/// linksieve_graph::write_graph(set, &Default::default(), &mut c).unwrap();
+/// assert_eq!((c.0, c.1), (2, 1));
+/// ```
+pub trait GraphRows {
+    /// A vertex.
+    fn vertex(&mut self, id: u64, name: &str) -> io::Result<()>;
+    /// An edge and its count (the links it sums).
+    fn edge(&mut self, s: u64, t: u64, count: u64) -> io::Result<()>;
+}
+
+/// The text layout: `id<TAB>name` lines to `vertices`, `s<TAB>t` (with `weights`,
+/// `s<TAB>t<TAB>count`) lines to `edges`.
+pub(crate) struct TextRows<'w> {
+    vertices: &'w mut dyn Write,
+    edges: &'w mut dyn Write,
+    weights: bool,
+}
+
+impl<'w> TextRows<'w> {
+    pub(crate) fn new(
+        vertices: &'w mut dyn Write,
+        edges: &'w mut dyn Write,
+        weights: bool,
+    ) -> TextRows<'w> {
+        TextRows {
+            vertices,
+            edges,
+            weights,
+        }
+    }
+}
+
+impl GraphRows for TextRows<'_> {
+    fn vertex(&mut self, id: u64, name: &str) -> io::Result<()> {
+        writeln!(self.vertices, "{id}\t{name}")
+    }
+    fn edge(&mut self, s: u64, t: u64, count: u64) -> io::Result<()> {
+        if self.weights {
+            writeln!(self.edges, "{s}\t{t}\t{count}")
+        } else {
+            writeln!(self.edges, "{s}\t{t}")
+        }
     }
 }
 
@@ -179,6 +240,23 @@ pub fn write_graph_files(
     vertices: &mut dyn Write,
     out: &mut dyn Write,
 ) -> Result<GraphFileTotals, GraphError> {
+    let mut rows = TextRows {
+        vertices,
+        edges: out,
+        weights: opts.weights,
+    };
+    write_graph(edges, opts, &mut rows)
+}
+
+/// Gives the graph of `edges` (filled by the caller) to `rows`: the vertices, every name of a
+/// source or target once, numbered from 0 in sorted (byte) order, then the edges as pairs of
+/// IDs, sorted, self-loops left out. Each is checked to be above the one before it; one that
+/// is not is an error ([`GraphError::Output`]). [`write_graph_files`] has an example.
+pub fn write_graph(
+    edges: EdgeSet,
+    opts: &GraphFileOptions,
+    rows: &mut dyn GraphRows,
+) -> Result<GraphFileTotals, GraphError> {
     let dir = tempfile::Builder::new()
         .prefix("linksieve-graph-")
         .tempdir_in(&opts.temp_base)
@@ -212,7 +290,7 @@ pub fn write_graph_files(
     let mut kept = Kept::default();
     let r = names.finish(|v| {
         order.next(v.source.to_owned()).map_err(io::Error::other)?;
-        writeln!(vertices, "{}\t{}", totals.vertices, v.source)?;
+        rows.vertex(totals.vertices, v.source)?;
         kept.keep(
             writeln!(names_file, "{}", v.source).map_err(|e| io_err("write the vertices to", e)),
         )?;
@@ -245,11 +323,7 @@ pub fn write_graph_files(
         }
         order.next((s, t)).map_err(io::Error::other)?;
         totals.edges += 1;
-        if opts.weights {
-            writeln!(out, "{s}\t{t}\t{}", e.count)
-        } else {
-            writeln!(out, "{s}\t{t}")
-        }
+        rows.edge(s, t, e.count)
     })?;
     Ok(totals)
 }
@@ -329,6 +403,7 @@ mod tests {
             weights,
             budget,
             temp_base: std::env::temp_dir(),
+            parquet: false,
         };
         let (mut v, mut e) = (Vec::new(), Vec::new());
         write_graph_files(set, &opts, &mut v, &mut e).unwrap();

@@ -23,9 +23,12 @@ mod node;
 mod types;
 
 pub use dir::{
-    EDGES_FILE, EdgeRows, VERTICES_FILE, check_graph_dir, read_edge_rows, write_graph_dir,
+    EDGES_FILE, EDGES_PARQUET, EdgeRows, VERTICES_FILE, VERTICES_PARQUET, check_graph_dir,
+    read_edge_rows, write_graph_dir,
 };
 pub use edges::{Edge, EdgeSet, EdgeTotals, GraphError};
-pub use files::{GraphFileOptions, GraphFileTotals, check_graph_files, write_graph_files};
-pub use node::{Graph, Www, domain_node, host_node};
+pub use files::{
+    GraphFileOptions, GraphFileTotals, GraphRows, check_graph_files, write_graph, write_graph_files,
+};
+pub use node::{Graph, Www, domain_node, host_node, registered_domain, url_host_name};
 pub use types::{LinkType, LinkTypes};

@@ -125,13 +125,43 @@ pub fn host_node(url: &str, www: Www) -> Option<String> {
 /// assert_eq!(domain_node("http://a.b.unknown-tld/"), None);
 /// ```
 pub fn domain_node(url: &str) -> Option<String> {
+    let domain = registered_domain(url)?;
+    Some(reversed(&domain.split('.').collect::<Vec<_>>()))
+}
+
+/// The registered domain of a URL's host, not reversed: what [`domain_node`] reverses (Common
+/// Crawl's `url_host_registered_domain`).
+///
+/// ```
+/// use linksieve_graph::registered_domain;
+/// assert_eq!(registered_domain("https://www.Example.co.uk/a").as_deref(), Some("example.co.uk"));
+/// assert_eq!(registered_domain("http://co.uk/"), None);
+/// ```
+pub fn registered_domain(url: &str) -> Option<String> {
     let host = host_name(url)?;
     let domain = psl::domain(host.as_bytes())?;
     if !domain.suffix().is_known() {
         return None;
     }
-    let domain = std::str::from_utf8(domain.as_bytes()).ok()?;
-    Some(reversed(&domain.split('.').collect::<Vec<_>>()))
+    std::str::from_utf8(domain.as_bytes())
+        .ok()
+        .map(str::to_owned)
+}
+
+/// The host of a URL's authority, lower case, a trailing dot dropped (Common Crawl's
+/// `url_host_name`): any host, IP addresses and single labels included; `None` for a URL
+/// without an authority or with an empty host.
+///
+/// ```
+/// use linksieve_graph::url_host_name;
+/// assert_eq!(url_host_name("https://u@WWW.Example.com.:8080/a").as_deref(), Some("www.example.com"));
+/// assert_eq!(url_host_name("http://192.0.2.1/").as_deref(), Some("192.0.2.1"));
+/// assert_eq!(url_host_name("mailto:a@b.example"), None);
+/// ```
+pub fn url_host_name(url: &str) -> Option<String> {
+    let host = authority_host(url)?;
+    let host = host.strip_suffix('.').unwrap_or(host);
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
 /// The labels joined by dots in reverse order.

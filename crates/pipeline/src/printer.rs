@@ -61,13 +61,48 @@ pub enum OutputFormat {
         )
     )]
     Edges,
+    /// A Parquet table of the new keys (zstd; needs the `parquet` feature): `url` (the key),
+    /// `fingerprint` (16 bytes, big endian: the TSV `key`), `original`, `warc_filename` (the
+    /// input), `offset`, `line`, `provenance` (the WARC record's target URI, or null), `rung`,
+    /// `url_host_name`, `url_host_registered_domain`, `link_type` (an edge type name, or null
+    /// outside documents and records). Written a row group at a time; readable once the run
+    /// ends (its footer is written last), which is when a durable seen-set records its keys.
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "A Parquet table of the new keys (url, fingerprint, original, warc_filename, offset, line, provenance, rung, url_host_name, url_host_registered_domain, link_type)"
+        )
+    )]
+    Parquet,
 }
+
+/// The columns of `--format parquet`, in order (Common Crawl's names where it has one).
+#[cfg(feature = "parquet")]
+const PARQUET_COLUMNS: [linksieve_columnar::Column; 11] = {
+    use linksieve_columnar::Column::*;
+    [
+        Str("url"),
+        Fingerprint("fingerprint"),
+        Str("original"),
+        Str("warc_filename"),
+        Int("offset"),
+        Int("line"),
+        OptStr("provenance"),
+        Str("rung"),
+        OptStr("url_host_name"),
+        OptStr("url_host_registered_domain"),
+        OptStr("link_type"),
+    ]
+};
 
 impl OutputFormat {
     /// Whether the output shows line numbers: without them neither the reader nor the scanner
     /// counts lines (a pass over every input byte saved).
     pub(crate) fn shows_lines(self) -> bool {
-        matches!(self, OutputFormat::Tsv | OutputFormat::Jsonl)
+        matches!(
+            self,
+            OutputFormat::Tsv | OutputFormat::Jsonl | OutputFormat::Parquet
+        )
     }
 }
 
@@ -125,6 +160,21 @@ pub fn write_row(
     )
 }
 
+/// An empty table of [`PARQUET_COLUMNS`].
+#[cfg(feature = "parquet")]
+fn new_table() -> io::Result<linksieve_columnar::Table> {
+    linksieve_columnar::Table::new("links", &PARQUET_COLUMNS).map_err(columnar_error)
+}
+
+/// A failure of the Parquet writer as an output error (its I/O error as it was).
+#[cfg(feature = "parquet")]
+fn columnar_error(e: linksieve_columnar::ColumnarError) -> io::Error {
+    match e {
+        linksieve_columnar::ColumnarError::Io(e) => e,
+        e => io::Error::other(e),
+    }
+}
+
 /// A new key and where its link was found, as the sink hands it to the [`Printer`].
 pub(crate) struct KeyRow<'a> {
     pub(crate) fp: u128,
@@ -139,6 +189,9 @@ pub(crate) struct KeyRow<'a> {
     pub(crate) rung: &'static str,
     /// Where a link of a document read as HTML was found (`None` for other inputs).
     pub(crate) from: Option<LinkFrom<'a>>,
+    /// Its edge type's name (`None` where `from` is; the Parquet table's `link_type`).
+    #[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+    pub(crate) link_type: Option<&'static str>,
 }
 
 /// Where an outlink was found.
@@ -172,6 +225,9 @@ pub(crate) struct Printer<'a> {
     out: io::BufWriter<&'a mut dyn Output>,
     format: OutputFormat,
     counts: bool,
+    /// `--format parquet`: the table being written (made at the first key, or at the end).
+    #[cfg(feature = "parquet")]
+    table: Option<linksieve_columnar::Table>,
 }
 
 impl<'a> Printer<'a> {
@@ -180,7 +236,51 @@ impl<'a> Printer<'a> {
             out: io::BufWriter::with_capacity(1 << 16, out),
             format,
             counts,
+            #[cfg(feature = "parquet")]
+            table: None,
         }
+    }
+
+    /// `--format parquet`: a key's row.
+    #[cfg(feature = "parquet")]
+    fn parquet_row(&mut self, r: &KeyRow<'_>) -> io::Result<()> {
+        use linksieve_columnar::Value::*;
+        if self.table.is_none() {
+            self.table = Some(new_table()?);
+        }
+        let host = linksieve_graph::url_host_name(r.key);
+        let domain = linksieve_graph::registered_domain(r.key);
+        let row = [
+            Str(r.key),
+            Fingerprint(r.fp),
+            Str(r.original),
+            Str(r.input),
+            Int(r.offset as i64),
+            Int(r.line as i64),
+            OptStr(r.provenance),
+            Str(r.rung),
+            OptStr(host.as_deref()),
+            OptStr(domain.as_deref()),
+            OptStr(r.link_type),
+        ];
+        let (table, out) = (self.table.as_mut(), &mut self.out);
+        table
+            .map_or(Ok(()), |t| t.push(&row, out))
+            .map_err(columnar_error)
+    }
+
+    /// `--format parquet`: writes the last row group and the footer (an empty table when no
+    /// key was new).
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
+        #[cfg(feature = "parquet")]
+        if self.format == OutputFormat::Parquet && !self.counts {
+            let table = match self.table.take() {
+                Some(t) => t,
+                None => new_table()?,
+            };
+            table.finish(&mut self.out).map_err(columnar_error)?;
+        }
+        Ok(())
     }
 
     /// A new key, in the chosen format.
@@ -192,6 +292,11 @@ impl<'a> Printer<'a> {
         match self.format {
             // the sink writes edges, not keys, in this format (see `Printer::edge`)
             OutputFormat::Edges => Ok(()),
+            #[cfg(feature = "parquet")]
+            OutputFormat::Parquet => self.parquet_row(r),
+            // refused by `RunOptions::check`
+            #[cfg(not(feature = "parquet"))]
+            OutputFormat::Parquet => Ok(()),
             OutputFormat::Keys => w
                 .write_all(r.key.as_bytes())
                 .and_then(|()| w.write_all(b"\n")),

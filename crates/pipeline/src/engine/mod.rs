@@ -264,6 +264,17 @@ impl RunOptions {
         if self.threads > Self::MAX_THREADS {
             return bad("threads", self.threads, Self::MAX_THREADS);
         }
+        if cfg!(not(feature = "parquet")) && self.format == OutputFormat::Parquet {
+            return Err(RunError::Options(
+                "--format parquet: this linksieve was built without the `parquet` feature"
+                    .to_owned(),
+            ));
+        }
+        if self.format == OutputFormat::Parquet && self.counts {
+            return Err(RunError::Options(
+                "--counts writes text lines: it is for --format keys".to_owned(),
+            ));
+        }
         if self.format == OutputFormat::Edges && self.counts {
             return Err(RunError::Options(
                 "edges are counted already: --counts is for keys".to_owned(),

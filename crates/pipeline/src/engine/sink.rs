@@ -71,8 +71,9 @@ impl<'a> Sink<'a> {
         );
         // an approx set's "seen" answers are counted apart (see `account`)
         let approx_filter_seen = dedup.report().expected_false_drops.map(|_| 0);
-        // `--counts` delivers every key at the end
-        let policy = if opts.counts {
+        // `--counts` delivers every key at the end, and so does a Parquet table (readable
+        // once its footer is written)
+        let policy = if opts.counts || opts.format == OutputFormat::Parquet {
             CommitPolicy::END
         } else {
             opts.commit
@@ -342,6 +343,23 @@ impl<'a> Sink<'a> {
             Some(m) => (m.input.as_str(), m.provenance.as_deref()),
             None => ("", None),
         };
+        let from = match c.sources.get(item.from as usize) {
+            Some(LinkSource::Attribute { tag, attr, rel }) => Some(LinkFrom::Attribute {
+                tag,
+                attr,
+                rel: rel.as_deref(),
+            }),
+            Some(LinkSource::Record(RecordLinkKind::Element { tag, attr, rel })) => {
+                Some(LinkFrom::Attribute {
+                    tag,
+                    attr,
+                    rel: rel.as_deref(),
+                })
+            }
+            Some(LinkSource::Record(kind)) => Some(LinkFrom::Record(kind)),
+            None => c.document.then_some(LinkFrom::Text),
+        };
+        let link_type = from.as_ref().map(|_| c.link_type(item.from).name());
         self.printer
             .key(&KeyRow {
                 fp: item.fp,
@@ -352,22 +370,8 @@ impl<'a> Sink<'a> {
                 line: item.line,
                 provenance,
                 rung: item.reached.name(),
-                from: match c.sources.get(item.from as usize) {
-                    Some(LinkSource::Attribute { tag, attr, rel }) => Some(LinkFrom::Attribute {
-                        tag,
-                        attr,
-                        rel: rel.as_deref(),
-                    }),
-                    Some(LinkSource::Record(RecordLinkKind::Element { tag, attr, rel })) => {
-                        Some(LinkFrom::Attribute {
-                            tag,
-                            attr,
-                            rel: rel.as_deref(),
-                        })
-                    }
-                    Some(LinkSource::Record(kind)) => Some(LinkFrom::Record(kind)),
-                    None => c.document.then_some(LinkFrom::Text),
-                },
+                from,
+                link_type,
             })
             .map_err(RunError::Output)
     }
@@ -423,6 +427,7 @@ impl<'a> Sink<'a> {
                 self.printer.count(&k, n).map_err(RunError::Output)?;
             }
         }
+        self.printer.finish().map_err(RunError::Output)?;
         self.recorder.end(self.dedup, self.printer.output())
     }
 
