@@ -11,11 +11,14 @@
 #   D  the whole set with --seen S: D == local minus C, C and D disjoint, C + D == local
 #   E  --seen S with another --level: refused (exit 3), nothing written
 #   F  a corrupt .gz among the inputs: the job fails (linksieve's exit status is checked)
+#   H  --edges host on two WARC files (a page in both): == `linksieve run --format edges --graph
+#      host` on one machine (counts summed and types joined over the partitions, sorted)
+#   I  the same with --edges page
 #   G  integrations/spark/linksieve_arrow.py (the Python module through mapInArrow, its wheel
 #      shipped to the executors with --wheel, not installed) on a URL list ==
 #      `linksieve normalize < LIST | LC_ALL=C sort -u`, and the same count of lines without a key
 #
-# A is a `spark-submit linksieve_spark.py` as users run it; B-G run one after the other in one
+# A is a `spark-submit linksieve_spark.py` as users run it; B-I run one after the other in one
 # more application (tests/spark/jobs.py calls each driver's main), which saves the start-up of
 # five applications (a driver and two executor JVMs each).
 #
@@ -251,6 +254,30 @@ warc += record("http://warc.example/ja", "shift_jis", ("<p>" + ja + "</p>").enco
 warc += record("http://warc.example/plain", "utf-8", b'<a href="https://warc.example/only-in-warc">x</a> http://example.org/')
 open(f"{out}/crawl.warc.gz", "wb").write(warc)
 EOF
+# The link graph's inputs (jobs H, I): two gzipped WARC files of pages on 23 hosts linking to
+# 41, a redirect and a Link field among them, one page in both files (its edges count twice).
+mkdir -p "$tmp/in/edges"
+"$python" - "$tmp/in/edges" <<'EOF'
+import gzip, random, sys
+out = sys.argv[1]
+def record(uri, head, body):
+    http = f"HTTP/1.1 {head}\r\nContent-Type: text/html\r\n\r\n".encode() + body
+    warc = (f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n"
+            f"WARC-Date: 2024-01-01T00:00:00Z\r\nWARC-Record-ID: <urn:uuid:{abs(hash(uri)):032x}>\r\n"
+            f"Content-Type: application/http; msgtype=response\r\nContent-Length: {len(http)}\r\n\r\n")
+    return gzip.compress(warc.encode() + http + b"\r\n\r\n")
+rnd = random.Random(34)
+pages = []
+for i in range(400):
+    links = "".join(
+        f"<a href='http://t{rnd.randrange(41)}.example.net/{rnd.randrange(9)}'>x</a>"
+        f"<img src='//h{rnd.randrange(23)}.example.org/i.png'>" for _ in range(rnd.randrange(1, 9)))
+    pages.append(record(f"http://h{i % 23}.example.org/p{i}", "200 OK", links.encode()))
+pages.append(record("http://h1.example.org/old", "301 Moved\r\nLocation: http://t40.example.net/new", b""))
+pages.append(record("http://h2.example.org/l", "200 OK\r\nLink: <http://cdn.example.com/s.css>; rel=preload", b""))
+open(f"{out}/edges-1.warc.gz", "wb").write(b"".join(pages[:200] + [pages[300]]))
+open(f"{out}/edges-2.warc.gz", "wb").write(b"".join(pages[200:]))
+EOF
 subset=("$data/url-list-kasztp.txt" "$tmp/in/gen")
 full=("$data/url-list-kasztp.txt" "$tmp/in/gen")
 [ -d "$corpora/legacy" ] && full+=("$corpora/legacy") \
@@ -272,6 +299,8 @@ local1_secs=$(best_of_3 "$bin" run -q -j 1 "${full_files[@]}")
 LC_ALL=C sort "$tmp/local.keys" > "$tmp/local.sorted"
 "$bin" run -q --format tsv "${full_files[@]}" | cut -f1,2 | LC_ALL=C sort > "$tmp/local.pairs"
 "$bin" run -q "${subset_files[@]}" | LC_ALL=C sort > "$tmp/local-subset.sorted"
+"$bin" run -q --format edges --graph host "$tmp"/in/edges/*.warc.gz > "$tmp/local.host-edges"
+"$bin" run -q --format edges "$tmp"/in/edges/*.warc.gz > "$tmp/local.page-edges"
 n_local=$(wc -l < "$tmp/local.sorted")
 [ "$n_local" -gt 1000 ] || die "only $n_local keys from one machine: the inputs are not what they should be"
 
@@ -326,7 +355,7 @@ print(f"spark-loopback: A: {remote} shuffle bytes fetched over TCP; tasks ran on
 sys.exit(0 if remote > 0 and len(execs) >= 2 else 1)
 EOF
 
-# B-G: one application (tests/spark/jobs.py), the jobs one after the other in one session; each
+# B-I: one application (tests/spark/jobs.py), the jobs one after the other in one session; each
 # job's stderr in $tmp/NAME.log, its exit status in $tmp/NAME.log.rc. F's task must fail at once
 # (no retries), so none of them is retried: a flaky task fails the test instead of hiding.
 plan=()
@@ -344,14 +373,16 @@ add_job E linksieve_spark --input "$(join "${subset[@]}")" --out "$tmp/out/E" --
 head -c 20000 "$tmp/in/gen/apache_logs.log.gz" > "$tmp/in/truncated.gz"
 add_job F linksieve_spark --input "$tmp/in/truncated.gz,$data/url-list-kasztp.txt" --out "$tmp/out/F"
 list="$data/url-list-kasztp-non-normal.txt"
+add_job H linksieve_spark --input "$tmp/in/edges" --out "$tmp/out/H" --partitions 2 --edges host
+add_job I linksieve_spark --input "$tmp/in/edges" --out "$tmp/out/I" --partitions 2 --edges page
 add_job G linksieve_arrow --input "$list" --out "$tmp/out/G" --partitions 3 --level protocol \
     --wheel "$wheel"
 printf '%s\n' "${plan[@]}" | "$python" -c 'import json, sys
 json.dump([json.loads(l) for l in sys.stdin], open(sys.argv[1], "w"))' "$tmp/plan.json"
-say "B-G: jobs B, C, D, E, F, G in one application (tests/spark/jobs.py)"
+say "B-I: jobs B, C, D, E, F, H, I, G in one application (tests/spark/jobs.py)"
 submit_conf=(--conf spark.task.maxFailures=1 --conf spark.files.openCostInBytes=0)
 job="$root/tests/spark/jobs.py" submit "$tmp/jobs.log" --drivers "$root/integrations/spark" \
-    "$tmp/plan.json" || { tail -n 40 "$tmp/jobs.log" >&2; die "the application of jobs B-G failed"; }
+    "$tmp/plan.json" || { tail -n 40 "$tmp/jobs.log" >&2; die "the application of jobs B-I failed"; }
 submit_conf=()
 status_of() { cat "$tmp/$1.log.rc" 2>/dev/null || echo "none"; }
 ran_ok() { # NAME: the job exited 0, else its log and a failure
@@ -418,6 +449,17 @@ rc=$(status_of E)
 [ ! -e "$tmp/out/E" ] || die "E: output written although refused"
 grep -q 'refusing --seen' "$tmp/E.log" || die "E: no clear error"
 say "E: ok: $(grep -o 'refusing --seen.*' "$tmp/E.log" | cut -c1-160)"
+
+say "H, I: the link graph on the cluster (--edges host, --edges page)"
+for j in H:host I:page; do
+    name=${j%%:*} level=${j#*:}
+    ran_ok "$name"
+    summary "$tmp/$name.log" >&2
+    cat_out "$tmp/out/$name" > "$tmp/$name.edges"
+    cmp -s "$tmp/$name.edges" "$tmp/local.$level-edges" \
+        || { diff "$tmp/local.$level-edges" "$tmp/$name.edges" | head -n 20 >&2; die "$name: edges differ from one machine"; }
+    say "$name: ok: $(wc -l < "$tmp/$name.edges") $level edges (counts summed over 2 partitions, types joined) == linksieve run --format edges on one machine"
+done
 
 say "F: a corrupt .gz among the inputs must fail the job"
 rc=$(status_of F)

@@ -7,7 +7,7 @@ Submit with the linksieve binary shipped to every executor:
         --input PATH[,PATH...] --out DIR [--seen DIR] \\
         [--level string|syntax|scheme|protocol] [--form uri|iri|surt] [--rules FILE] \\
         [--profile NAME[:OPTS]] \\
-        [--partitions N] [--tsv]
+        [--partitions N] [--tsv | --edges page|host|domain [--www keep|strip]]
 
 What happens:
 
@@ -39,6 +39,12 @@ What happens:
    (the order of ``LC_ALL=C sort``), in text part files whose concatenation in name order is
    sorted; with ``--tsv``, the full rows instead, fields escaped as linksieve escapes them
    (``\\\\`` ``\\t`` ``\\n`` ``\\r``), sorted the same way.
+
+6. With ``--edges page|host|domain``, the link graph instead of keys: each partition runs
+   ``linksieve run --format edges --graph LEVEL``; the edges are summed over the partitions by
+   (source, target) through the shuffle (counts added, link types joined) and written sorted by
+   source then target, ``source<TAB>target<TAB>count<TAB>types``: the rows ``linksieve run
+   --format edges`` writes on one machine for the same inputs (the loopback test checks it).
 
 A one-line summary goes to stderr at the end. Exit status: 0; 1 when the job failed (an input
 could not be read, an executor could not run linksieve); 2 on usage errors; 3 when the seen set
@@ -156,6 +162,48 @@ def _sort_key(provenance: str, files: dict[str, str]):
     return (1, provenance, 0, 0)
 
 
+def _linksieve_lines(records, args: list[str], files_acc):
+    """Writes a partition's (path, bytes) files to a temporary folder, in path order, and runs ONE
+    ``linksieve ARGS -q -j 1 FILES...`` over them; yields ``(fields, files)`` for each line it
+    prints (``files``: temporary path -> original path). A non-zero exit raises, with linksieve's
+    stderr, after the lines (as ``RDD.pipe(..., checkCode=True)``: Spark retries the task, then
+    fails the job; a partial partition is never taken for a whole one)."""
+    binary = _local_binary("linksieve")
+    tmp = tempfile.mkdtemp(prefix="linksieve-part-", dir=_scratch_root())
+    try:
+        # In path order, so the first occurrence linksieve keeps in this partition is the
+        # smallest (path, line, offset) of the partition.
+        written: list[tuple[str, str]] = []
+        for n, (path, data) in enumerate(records):
+            local = os.path.join(tmp, f"{n:07d}")
+            with open(local, "wb") as f:
+                f.write(data)
+            written.append((path, local))
+        if not written:
+            return
+        written.sort()
+        files = {local: path for path, local in written}
+        files_acc.add(len(written))
+        cmd = [binary, *args, "-q", "-j", "1", "--"] + [local for _, local in written]
+        with open(os.path.join(tmp, "stderr"), "w+b") as err:
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err)
+            try:
+                for raw in proc.stdout:
+                    yield raw.decode("utf-8").rstrip("\n").split("\t"), files
+            finally:
+                proc.stdout.close()
+                code = proc.wait()
+            if code != 0:
+                err.seek(0)
+                msg = err.read().decode("utf-8", "replace").strip()
+                raise RuntimeError(
+                    f"linksieve exited with status {code} on a partition of "
+                    f"{len(written)} files ({written[0][0]} ...): {msg[-4000:]}"
+                )
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def make_partition_runner(
     level: str, form: str, rules: str | None, profile: str | None, files_acc, rows_acc
 ):
@@ -166,60 +214,60 @@ def make_partition_runner(
     """
 
     def run_partition(records):
-        binary = _local_binary("linksieve")
-        tmp = tempfile.mkdtemp(prefix="linksieve-part-", dir=_scratch_root())
-        try:
-            # Write the partition's files, in path order (so the first occurrence linksieve keeps
-            # in this partition is the smallest (path, line, offset) of the partition).
-            written: list[tuple[str, str]] = []
-            for n, (path, data) in enumerate(records):
-                local = os.path.join(tmp, f"{n:07d}")
-                with open(local, "wb") as f:
-                    f.write(data)
-                written.append((path, local))
-            if not written:
-                return
-            written.sort()
-            files = {local: path for path, local in written}
-            files_acc.add(len(written))
-            cmd = [binary, "run", "--format", "tsv", "-q", "-j", "1"]
-            cmd += _key_options(level, form, rules, profile)
-            cmd += ["--"] + [local for _, local in written]
-            with open(os.path.join(tmp, "stderr"), "w+b") as err:
-                proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err)
-                count = 0
-                try:
-                    for raw in proc.stdout:
-                        line = raw.decode("utf-8").rstrip("\n")
-                        fields = line.split("\t")
-                        if len(fields) != 4:
-                            raise RuntimeError(
-                                f"linksieve printed a row with {len(fields)} fields, not 4 "
-                                f"(is the binary older than `--format tsv` with 4 fields?): {line[:200]!r}"
-                            )
-                        key, canonical, original, prov = fields
-                        sk = _sort_key(prov, files)
-                        if sk[0] == 0:
-                            prov = f"{escape_field(sk[1])}:{sk[2]}:{sk[3]}"
-                        count += 1
-                        yield key, (sk, canonical, original, prov)
-                finally:
-                    proc.stdout.close()
-                    code = proc.wait()
-                rows_acc.add(count)
-                if code != 0:
-                    # As RDD.pipe(checkCode=True): the task fails, Spark retries it, then fails
-                    # the job. Never take a partial partition for a whole one.
-                    err.seek(0)
-                    msg = err.read().decode("utf-8", "replace").strip()
-                    raise RuntimeError(
-                        f"linksieve exited with status {code} on a partition of "
-                        f"{len(written)} files ({written[0][0]} ...): {msg[-4000:]}"
-                    )
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+        args = ["run", "--format", "tsv"] + _key_options(level, form, rules, profile)
+        count = 0
+        for fields, files in _linksieve_lines(records, args, files_acc):
+            if len(fields) != 4:
+                raise RuntimeError(
+                    f"linksieve printed a row with {len(fields)} fields, not 4 "
+                    f"(is the binary older than `--format tsv` with 4 fields?): "
+                    f"{chr(9).join(fields)[:200]!r}"
+                )
+            key, canonical, original, prov = fields
+            sk = _sort_key(prov, files)
+            if sk[0] == 0:
+                prov = f"{escape_field(sk[1])}:{sk[2]}:{sk[3]}"
+            count += 1
+            yield key, (sk, canonical, original, prov)
+        rows_acc.add(count)
 
     return run_partition
+
+
+# The link types of an edge, in the order `linksieve run --format edges` writes them
+# (crates/graph/src/types.rs, `ALL`); the loopback test compares the cluster's edges with one
+# machine's, so an order that drifted would fail it.
+LINK_TYPES = (
+    "a", "img", "script", "style", "canonical", "link", "refresh", "frame", "other", "text",
+    "redirect-301", "redirect-302", "redirect-303", "redirect-307", "redirect-308",
+    "link-header", "sitemap",
+)
+
+
+def make_edges_runner(graph: str, www: str | None, key_args: list[str], files_acc, rows_acc):
+    """The mapPartitions function of ``--edges``: (path, bytes) pairs in, ``((source, target),
+    (count, types))`` out, one per edge of the partition's documents (names as linksieve
+    escaped them)."""
+
+    def run_partition(records):
+        args = ["run", "--format", "edges", "--graph", graph] + key_args
+        if www:
+            args += ["--www", www]
+        count = 0
+        for fields, _ in _linksieve_lines(records, args, files_acc):
+            if len(fields) != 4:
+                raise RuntimeError(f"linksieve printed an edge of {len(fields)} fields, not 4")
+            source, target, n, types = fields
+            count += 1
+            yield (source, target), (int(n), frozenset(types.split(",")))
+        rows_acc.add(count)
+
+    return run_partition
+
+
+def _sum_edges(a, b):
+    """Two partitions' counts of one edge, summed, their types joined."""
+    return a[0] + b[0], a[1] | b[1]
 
 
 def _first(a, b):
@@ -378,6 +426,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write full rows key<TAB>canonical<TAB>original<TAB>provenance instead of keys",
     )
+    p.add_argument(
+        "--edges",
+        choices=["page", "host", "domain"],
+        help="write the link graph instead of keys: source<TAB>target<TAB>count<TAB>types, each "
+        "pair once, counts summed and types joined over the partitions, sorted (as "
+        "`linksieve run --format edges --graph LEVEL` on one machine)",
+    )
+    p.add_argument(
+        "--www", choices=["keep", "strip"], help="with --edges host: a leading www. (default keep)"
+    )
     return p
 
 
@@ -388,6 +446,13 @@ def main(argv: list[str] | None = None, spark=None) -> int:
     args = build_parser().parse_args(argv)
     if args.partitions is not None and args.partitions < 1:
         print("linksieve_spark: --partitions must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    if args.edges and (args.seen or args.tsv):
+        print("linksieve_spark: --edges writes each edge once: --seen and --tsv are for keys",
+              file=sys.stderr)
+        return EXIT_USAGE
+    if args.www and args.edges != "host":
+        print("linksieve_spark: --www is for --edges host", file=sys.stderr)
         return EXIT_USAGE
     if args.rules and not os.path.isfile(args.rules):
         print(f"linksieve_spark: --rules {args.rules}: no such file", file=sys.stderr)
@@ -453,6 +518,41 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         parts = args.partitions or sc.defaultParallelism
         inputs = sc.binaryFiles(args.input, minPartitions=parts)
         n_parts = inputs.getNumPartitions()
+        if args.edges:
+            key_args = _key_options(args.level, args.form, rules, args.profile)
+            edges = inputs.mapPartitions(
+                make_edges_runner(args.edges, args.www, key_args, files_acc, rows_acc)
+            ).reduceByKey(_sum_edges)
+            order = {t: i for i, t in enumerate(LINK_TYPES)}
+            rows = edges.map(
+                lambda kv: (
+                    unescape_field(kv[0][0]),
+                    unescape_field(kv[0][1]),
+                    "\t".join(
+                        [kv[0][0], kv[0][1], str(kv[1][0]),
+                         ",".join(sorted(kv[1][1], key=lambda t: order.get(t, len(order))))]
+                    ),
+                )
+            )
+            schema = StructType(
+                [
+                    StructField("s", StringType(), False),
+                    StructField("t", StringType(), False),
+                    StructField("value", StringType(), False),
+                ]
+            )
+            df = spark.createDataFrame(rows, schema).persist()
+            n_edges = df.count()
+            # sorted by source then target, compared as UTF-8 bytes (Spark's string order),
+            # as one machine writes them
+            df.orderBy("s", "t").select("value").write.text(args.out)
+            secs = time.monotonic() - start
+            print(
+                f"linksieve_spark: {files_acc.value} files in {n_parts} partitions, "
+                f"{rows_acc.value} partition edges, {n_edges} edges, {secs:.2f} s",
+                file=sys.stderr,
+            )
+            return 0
         rows = inputs.mapPartitions(
             make_partition_runner(args.level, args.form, rules, args.profile, files_acc, rows_acc)
         )

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from urllib.parse import urlsplit
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -64,17 +65,33 @@ def serving(handler, **attrs):
         thread.join(timeout=10)
 
 
-def crawl(site: Path, prefix: Path, use_gzip: bool, timeout: int = 900) -> Path:
-    """Serves `site` on 127.0.0.1, crawls it with wget into `prefix`.warc.gz, stops the server."""
-    handler = type("H", (Handler,), {"use_gzip": use_gzip})
+class ProxyHandler(Handler):
+    """`Handler` as an HTTP proxy for one virtual host: wget sends it absolute URLs
+    (`GET http://NAME/path`), served from the folder by their path, so the WARC records name
+    the host (no name is ever looked up)."""
+
+    def translate_path(self, path):
+        return super().translate_path(urlsplit(path).path or "/")
+
+
+def crawl(site: Path, prefix: Path, use_gzip: bool, timeout: int = 900,
+          host_name: str | None = None) -> Path:
+    """Serves `site` on 127.0.0.1, crawls it with wget into `prefix`.warc.gz, stops the server.
+    With `host_name`, the server is a proxy and the site is crawled as `http://host_name/`."""
+    base = ProxyHandler if host_name else Handler
+    handler = type("H", (base,), {"use_gzip": use_gzip})
     with serving(functools.partial(handler, directory=str(site))) as server:
         host, port = server.server_address[:2]
+        if host_name:
+            route = ["-e", "use_proxy=yes", "-e", f"http_proxy=http://{host}:{port}/"]
+            start = f"http://{host_name}/index.html"
+        else:
+            route, start = ["--no-proxy"], f"http://{host}:{port}/index.html"
         subprocess.run(
             ["wget", "-r", "-l", "inf", "-e", "robots=off", "-nv", "--compression=auto",
-             "--no-proxy", "--no-parent", "--reject-regex", r"\.(png|jpg|gif|svg|woff2?|ttf)$",
+             *route, "--no-parent", "--reject-regex", r"\.(png|jpg|gif|svg|woff2?|ttf)$",
              f"--warc-file={prefix}", "-P", str(prefix.parent / (prefix.name + "-site")),
-             "-o", str(prefix.parent / (prefix.name + "-wget.log")),
-             f"http://{host}:{port}/index.html"],
+             "-o", str(prefix.parent / (prefix.name + "-wget.log")), start],
             check=False, timeout=timeout,
         )
     warc = Path(str(prefix) + ".warc.gz")
@@ -88,6 +105,7 @@ if __name__ == "__main__":
     ap.add_argument("site", type=Path)
     ap.add_argument("prefix", type=Path)
     ap.add_argument("--gzip", action="store_true")
+    ap.add_argument("--host", help="crawl the site as http://HOST/ (the server a proxy)")
     a = ap.parse_args()
-    print(crawl(a.site, a.prefix.resolve(), a.gzip))
+    print(crawl(a.site, a.prefix.resolve(), a.gzip, host_name=a.host))
     sys.exit(0)

@@ -371,3 +371,20 @@ fn wat_records_give_the_links_cc_pyspark_takes() {
         "{failed}"
     );
 }
+
+#[test]
+fn wat_fields_of_another_type_read_as_absent() {
+    // a writer's list for `rel`, a number for a `url`, null for `Base`: the record still reads
+    let json = r#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"response","WARC-Target-URI":"http://a.example/"},"Payload-Metadata":{"HTTP-Response-Metadata":{"HTML-Metadata":{"Head":{"Base":null},"Links":[{"path":"A@/href","url":7},{"path":"A@/href","url":"/x","rel":["a","b"],"text":{"nested":[1,2]}}]}}}}}"#;
+    let warc = wat_record("http://a.example/", json);
+    let mut all = AllLinks::default();
+    walk(&mut warc.as_slice(), WarcRecords::Content, &mut all).unwrap();
+    let links = &all.0[0];
+    assert_eq!(links.base, None);
+    assert_eq!(links.links.len(), 1);
+    assert_eq!(links.links[0].value, "/x");
+    assert!(matches!(
+        &links.links[0].kind,
+        RecordLinkKind::Element { rel: None, .. }
+    ));
+}

@@ -12,6 +12,7 @@
 use super::*;
 use serde::Deserialize;
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// The largest WAT record read (a larger one is skipped, counted).
 pub(crate) const MAX_WAT: usize = 64 << 20;
@@ -58,18 +59,18 @@ fn absolute(url: &str) -> bool {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Wat {
-    #[serde(rename = "Envelope")]
-    envelope: Envelope,
+struct Wat<'a> {
+    #[serde(rename = "Envelope", borrow)]
+    envelope: Envelope<'a>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Envelope {
+struct Envelope<'a> {
     #[serde(rename = "WARC-Header-Metadata")]
     warc: WarcMeta,
-    #[serde(rename = "Payload-Metadata")]
-    payload: PayloadMeta,
+    #[serde(rename = "Payload-Metadata", borrow)]
+    payload: PayloadMeta<'a>,
 }
 
 #[derive(Deserialize, Default)]
@@ -83,47 +84,128 @@ struct WarcMeta {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct PayloadMeta {
-    #[serde(rename = "HTTP-Response-Metadata")]
-    http: Option<HttpMeta>,
+struct PayloadMeta<'a> {
+    #[serde(rename = "HTTP-Response-Metadata", borrow)]
+    http: Option<HttpMeta<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct HttpMeta {
+struct HttpMeta<'a> {
     #[serde(rename = "Response-Message")]
     message: serde_json::Map<String, Value>,
     #[serde(rename = "Headers")]
     headers: serde_json::Map<String, Value>,
-    #[serde(rename = "HTML-Metadata")]
-    html: Option<HtmlMeta>,
+    #[serde(rename = "HTML-Metadata", borrow)]
+    html: Option<HtmlMeta<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct HtmlMeta {
-    #[serde(rename = "Head")]
-    head: Head,
-    #[serde(rename = "Links")]
-    links: Vec<serde_json::Map<String, Value>>,
+struct HtmlMeta<'a> {
+    #[serde(rename = "Head", borrow)]
+    head: Head<'a>,
+    #[serde(rename = "Links", borrow)]
+    links: Vec<Element<'a>>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Head {
-    #[serde(rename = "Base")]
-    base: Option<String>,
-    #[serde(rename = "Link")]
-    link: Vec<serde_json::Map<String, Value>>,
-    #[serde(rename = "Metas")]
-    metas: Vec<serde_json::Map<String, Value>>,
-    #[serde(rename = "Scripts")]
-    scripts: Vec<serde_json::Map<String, Value>>,
+struct Head<'a> {
+    #[serde(rename = "Base", borrow)]
+    base: Text<'a>,
+    #[serde(rename = "Link", borrow)]
+    link: Vec<Element<'a>>,
+    #[serde(rename = "Metas", borrow)]
+    metas: Vec<Element<'a>>,
+    #[serde(rename = "Scripts", borrow)]
+    scripts: Vec<Element<'a>>,
 }
 
-/// A string field of a JSON object.
-fn field<'a>(o: &'a serde_json::Map<String, Value>, name: &str) -> Option<&'a str> {
-    o.get(name).and_then(Value::as_str)
+/// One entry of a WAT list (a link, a `<meta>`): the fields read, borrowed from the record's
+/// JSON where they hold no escape; the others (`text`, `alt`, ...) skipped unread.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Element<'a> {
+    #[serde(borrow)]
+    path: Text<'a>,
+    #[serde(borrow)]
+    url: Text<'a>,
+    #[serde(borrow)]
+    href: Text<'a>,
+    #[serde(borrow)]
+    rel: Text<'a>,
+    #[serde(borrow)]
+    property: Text<'a>,
+    #[serde(borrow)]
+    name: Text<'a>,
+    #[serde(borrow)]
+    content: Text<'a>,
+}
+
+/// A field read leniently: its text when it is a JSON string, none when it is anything else
+/// (a writer's number, list or null reads as absent rather than failing the record).
+#[derive(Default)]
+struct Text<'a>(Option<Cow<'a, str>>);
+
+impl<'a> Text<'a> {
+    fn get(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Some(Cow::Borrowed(v))))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Some(Cow::Owned(v.to_owned()))))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
+                Ok(Text(Some(Cow::Owned(v))))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Text<'de>, E> {
+                Ok(Text(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Text<'de>, E> {
+                Ok(Text(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Text<'de>, E> {
+                Ok(Text(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Text<'de>, E> {
+                Ok(Text(None))
+            }
+            fn visit_unit<E>(self) -> Result<Text<'de>, E> {
+                Ok(Text(None))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Text<'de>, A::Error> {
+                while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Text(None))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Text<'de>, A::Error> {
+                while a
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Text(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// The links of one record as they are read: each value's place is where it is written,
@@ -136,9 +218,17 @@ struct Collector<'j, 'o> {
 
 impl Collector<'_, '_> {
     fn push(&mut self, value: &str, kind: RecordLinkKind) {
-        let escaped = serde_json::to_string(value).unwrap_or_default();
-        let needle = escaped.as_bytes();
-        let needle = &needle[1..needle.len().saturating_sub(1).max(1)];
+        // JSON writes a value as it is unless it holds a quote, a backslash or a control
+        // character (`/` may be escaped too: such a value is not found, and placed at 0)
+        let plain = !value.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20);
+        let escaped;
+        let needle = if plain {
+            value.as_bytes()
+        } else {
+            escaped = serde_json::to_string(value).unwrap_or_default();
+            let e = escaped.as_bytes();
+            &e[1..e.len().saturating_sub(1).max(1)]
+        };
         let at = match memchr::memmem::find(&self.json[self.from..], needle) {
             Some(i) => {
                 let at = self.from + i;
@@ -156,12 +246,15 @@ impl Collector<'_, '_> {
 
     /// Elements of a list (`Head.Link`, `Head.Scripts`, `Links`) by their `url`, else (with
     /// `href`) by an absolute `href`.
-    fn elements(&mut self, list: &[serde_json::Map<String, Value>], href: bool) {
+    fn elements(&mut self, list: &[Element<'_>], href: bool) {
         for l in list {
-            let url = field(l, "url").or_else(|| field(l, "href").filter(|h| href && absolute(h)));
+            let url = l
+                .url
+                .get()
+                .or_else(|| l.href.get().filter(|h| href && absolute(h)));
             let Some(url) = url else { continue };
-            let (tag, attr) = element(field(l, "path").unwrap_or(""));
-            let rel = field(l, "rel").map(str::to_owned);
+            let (tag, attr) = element(l.path.get().unwrap_or(""));
+            let rel = l.rel.get().map(str::to_owned);
             self.push(url, RecordLinkKind::Element { tag, attr, rel });
         }
     }
@@ -223,12 +316,15 @@ pub(crate) fn wat_links(json: &[u8], out: &mut RecordLinks) -> io::Result<()> {
         return Ok(());
     };
     c.out.document = true;
-    c.out.base = html.head.base;
+    c.out.base = html.head.base.get().map(str::to_owned);
     c.elements(&html.head.link, false);
     for m in &html.head.metas {
-        let named = field(m, "property").is_some_and(|p| META_PROPERTIES.contains(&p))
-            || field(m, "name").is_some_and(|n| META_NAMES.contains(&n));
-        if let Some(content) = field(m, "content").filter(|c| named || absolute(c)) {
+        let named = m
+            .property
+            .get()
+            .is_some_and(|p| META_PROPERTIES.contains(&p))
+            || m.name.get().is_some_and(|n| META_NAMES.contains(&n));
+        if let Some(content) = m.content.get().filter(|c| named || absolute(c)) {
             let kind = RecordLinkKind::Element {
                 tag: "meta".to_owned(),
                 attr: "content".to_owned(),
