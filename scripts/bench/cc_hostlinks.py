@@ -6,7 +6,8 @@ The record logic is copied from cc-pyspark's `wat_extract_links.py` (`ExtractLin
 `ExtractHostLinksJob`) and `hostlinks_extract_fastwarc.py` (https://github.com/commoncrawl/cc-pyspark,
 commit 49daea0, MIT licence, Copyright (c) 2017 Common Crawl): the methods are functions here and
 the Spark counters are left out; `get_surt_host` is tests/oracles/cc_hosts.py's copy (which
-strips `www.` as this commit does). The job reads each input file in a partition, keeps each
+strips `www.` as this commit does), the page-level pieces both jobs share are
+tests/oracles/cc_wat.py's copies. The job reads each input file in a partition, keeps each
 (source host, target host) pair once (`distinct`, as the job's `dropDuplicates`), and writes the
 pairs sorted to OUT.
 
@@ -22,48 +23,20 @@ import time
 from urllib.parse import urljoin
 
 from cc_hosts import get_surt_host as _surt
+from cc_wat import (extract_http_header_links, html_meta_links, html_meta_property_links,
+                    url_abs_pattern)
 
 http_redirect_pattern = re.compile(b'^HTTP\\s*/\\s*1\\.[01]\\s*30[12378]\\b')
 http_redirect_location_pattern = re.compile(b'^Location:\\s*(\\S+)', re.IGNORECASE)
-http_link_pattern = re.compile(r'<([^>]*)>')
-url_abs_pattern = re.compile(r'^(?:https?:)?//')
 global_link_pattern = re.compile(r'^(?:[a-z][a-z0-9]{1,5}:)?//', re.IGNORECASE | re.ASCII)
-html_meta_property_links = {
-    'og:url', 'og:image', 'og:image:secure_url',
-    'og:video', 'og:video:url', 'og:video:secure_url',
-    'twitter:url', 'twitter:image:src'}
-html_meta_links = {
-    'twitter:image', 'thumbnail', 'application-url',
-    'msapplication-starturl', 'msapplication-TileImage', 'vb_meta_bburl'}
 
 
 def get_surt_host(url):
     return _surt(url, True)
 
 
-def extract_http_header_links(url, headers):
-    links = []
-    for header in headers:
-        header_name = header.lower()
-        if header_name == 'content-location':
-            if isinstance(headers[header], list):
-                for cl in headers[header]:
-                    links.append(cl)
-            else:
-                links.append(headers[header])
-        elif header_name == 'link':
-            if isinstance(headers[header], list):
-                for li in headers[header]:
-                    for m in http_link_pattern.finditer(li):
-                        links.append(m.group(1))
-            else:
-                for m in http_link_pattern.finditer(headers[header]):
-                    links.append(m.group(1))
-    return links
-
-
 def yield_http_header_links(url, headers, src_host=None):
-    links = extract_http_header_links(url, headers)
+    links = extract_http_header_links(headers)
     if links:
         if not src_host:
             src_host = get_surt_host(url)
@@ -236,7 +209,8 @@ def main():
              .config("spark.ui.enabled", "false").getOrCreate())
     sc = spark.sparkContext
     sc.setLogLevel("ERROR")
-    sc.addPyFile(sys.modules["cc_hosts"].__file__)
+    for module in ("cc_hosts", "cc_wat"):
+        sc.addPyFile(sys.modules[module].__file__)
     records = sc.accumulator(0)
     t0 = time.monotonic()
     pairs = (sc.parallelize(files, len(files))

@@ -19,7 +19,6 @@ import json
 import re
 from urllib.parse import urljoin
 
-from outlink_oracle import Outlinks
 
 http_link_pattern = re.compile(r'<([^>]*)>')
 url_abs_pattern = re.compile(r'^(?:https?:)?//')
@@ -42,6 +41,8 @@ def envelope(url, status, headers, html):
         meta["Headers"][name] = value if old is None else (
             old + [value] if isinstance(old, list) else [old, value])
     if html is not None:
+        from outlink_oracle import Outlinks  # (html.parser and ada-url: the oracle venv only)
+
         rows = []
         p = Outlinks(url, rows)
         p.feed(html)

@@ -335,11 +335,12 @@ impl Worker<'_> {
         self.bufs = bufs;
     }
 
-    /// Keys the links a WARC record states outside its HTML ([`RecordLink`]), each resolved
-    /// against the record's target URI `url` as a document's attributes are against its base
-    /// (URL Standard; a `Location` against the target URI, RFC 9110 10.2.2; a `Link` against
-    /// it too, RFC 8288 3.2), counted apart ([`crate::RecordLinkStats`]). Their rows have
-    /// line 0 (they are in no document's text).
+    /// Keys the links a WARC record states outside a payload read as HTML ([`RecordLinks`]),
+    /// each resolved as a browser resolves a document's attributes (URL Standard): a
+    /// `Location` against the page's address `url` (RFC 9110 10.2.2), a `Link` field's
+    /// reference too (RFC 8288 3.2), a sitemap likewise, a WAT record's links against the base
+    /// it declares (`Head.Base`, itself against `url`); counted apart
+    /// ([`crate::RecordLinkStats`]). Their rows have line 0 (they are in no document's text).
     pub(super) fn record_links(&mut self, url: Option<WebUrl>, links: RecordLinks) {
         let opts = self.opts;
         if opts.format == OutputFormat::Edges {
