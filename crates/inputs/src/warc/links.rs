@@ -50,13 +50,15 @@ pub enum RecordLinkKind {
     /// URL is element `meta`, attribute `content`.
     Element {
         /// The element, lower case.
-        tag: String,
+        tag: Cow<'static, str>,
         /// The attribute, lower case.
-        attr: String,
+        attr: Cow<'static, str>,
         /// The element's `rel`.
         rel: Option<String>,
     },
 }
+
+use std::borrow::Cow;
 
 /// The links one record states ([`RecordLink`]), with the base its HTML declares, if any.
 ///

@@ -306,7 +306,7 @@ fn wat_records_give_the_links_cc_pyspark_takes() {
     assert_eq!(page.base.as_deref(), Some("http://b.example/"));
     assert_eq!(page.target.as_deref(), Some("http://a.example/dir/p"));
     assert!(page.document);
-    let el = |tag: &str, attr: &str, rel: Option<&str>| RecordLinkKind::Element {
+    let el = |tag: &'static str, attr: &'static str, rel: Option<&str>| RecordLinkKind::Element {
         tag: tag.into(),
         attr: attr.into(),
         rel: rel.map(Into::into),
@@ -351,16 +351,21 @@ fn wat_records_give_the_links_cc_pyspark_takes() {
 #[test]
 fn wat_fields_of_another_type_read_as_absent() {
     // a writer's list for `rel`, a number for a `url`, null for `Base`: the record still reads
-    let json = r#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"response","WARC-Target-URI":"http://a.example/"},"Payload-Metadata":{"HTTP-Response-Metadata":{"HTML-Metadata":{"Head":{"Base":null},"Links":[{"path":"A@/href","url":7},{"path":"A@/href","url":"/x","rel":["a","b"],"text":{"nested":[1,2]}}]}}}}}"#;
+    let json = r#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"response","WARC-Target-URI":"http://a.example/"},"Payload-Metadata":{"HTTP-Response-Metadata":{"HTML-Metadata":{"Head":{"Base":null},"Links":[{"path":"A@/href","url":7},{"path":"A@/href","url":"/x","rel":["a","b"],"text":{"nested":[1,2]}},{"path":"VIDEO@/Poster","url":"/v.png"}]}}}}}"#;
     let warc = wat_record("http://a.example/", json);
     let mut all = AllLinks::default();
     walk(&mut warc.as_slice(), WarcRecords::Content, &mut all).unwrap();
     let links = &all.0[0];
     assert_eq!(links.base, None);
-    assert_eq!(links.links.len(), 1);
+    assert_eq!(links.links.len(), 2);
     assert_eq!(links.links[0].value, "/x");
     assert!(matches!(
         &links.links[0].kind,
         RecordLinkKind::Element { rel: None, .. }
     ));
+    // a path of no usual element: its names lower-cased all the same
+    let RecordLinkKind::Element { tag, attr, .. } = &links.links[1].kind else {
+        panic!("{:?}", links.links[1]);
+    };
+    assert_eq!((tag.as_ref(), attr.as_ref()), ("video", "poster"));
 }

@@ -261,13 +261,22 @@ impl Collector<'_, '_> {
 }
 
 /// The element and attribute of a WAT `path` (`A@/href` -> `a`, `href`), lower case.
-fn element(path: &str) -> (String, String) {
+/// The usual ones are named without an allocation.
+fn element(path: &str) -> (Cow<'static, str>, Cow<'static, str>) {
     let (tag, attr) = path.split_once('@').unwrap_or((path, ""));
-    (
-        tag.to_ascii_lowercase(),
-        attr.trim_start_matches('/').to_ascii_lowercase(),
-    )
+    let attr = attr.trim_start_matches('/');
+    let name = |s: &str| match KNOWN_NAMES.iter().find(|k| k.eq_ignore_ascii_case(s)) {
+        Some(k) => Cow::Borrowed(*k),
+        None => Cow::Owned(s.to_ascii_lowercase()),
+    };
+    (name(tag), name(attr))
 }
+
+/// The elements and attributes of the paths WAT files hold most (`A@/href`, `IMG@/src`, ...).
+const KNOWN_NAMES: [&str; 16] = [
+    "a", "href", "img", "src", "link", "script", "area", "iframe", "frame", "form", "action",
+    "embed", "object", "data", "source", "input",
+];
 
 /// Reads the links of WAT record `json` into `out` (offsets from the block's first byte);
 /// an envelope of another record than a response gives none. JSON that does not parse is an
@@ -326,8 +335,8 @@ pub(crate) fn wat_links(json: &[u8], out: &mut RecordLinks) -> io::Result<()> {
             || m.name.get().is_some_and(|n| META_NAMES.contains(&n));
         if let Some(content) = m.content.get().filter(|c| named || absolute(c)) {
             let kind = RecordLinkKind::Element {
-                tag: "meta".to_owned(),
-                attr: "content".to_owned(),
+                tag: Cow::Borrowed("meta"),
+                attr: Cow::Borrowed("content"),
                 rel: None,
             };
             c.push(content, kind);

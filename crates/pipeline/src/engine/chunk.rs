@@ -195,7 +195,7 @@ impl ChunkOut {
             Some(LinkSource::Record(RecordLinkKind::LinkHeader)) => LinkType::LinkHeader,
             Some(LinkSource::Record(RecordLinkKind::Sitemap)) => LinkType::Sitemap,
             Some(LinkSource::Record(RecordLinkKind::Element { tag, attr, rel })) => {
-                match (tag.as_str(), attr.as_str()) {
+                match (tag.as_ref(), attr.as_ref()) {
                     // a WAT's `<meta>` that names a URL (og:image, ...): no refresh
                     ("meta", _) => LinkType::Other,
                     (tag, attr) => LinkType::of_attribute(tag, attr, rel.as_deref()),

@@ -359,7 +359,11 @@ impl<'a> Sink<'a> {
             Some(LinkSource::Record(kind)) => Some(LinkFrom::Record(kind)),
             None => c.document.then_some(LinkFrom::Text),
         };
-        let link_type = from.as_ref().map(|_| c.link_type(item.from).name());
+        // only the Parquet table has a column for it
+        let link_type = from
+            .as_ref()
+            .filter(|_| self.opts.format == OutputFormat::Parquet)
+            .map(|_| c.link_type(item.from).name());
         self.printer
             .key(&KeyRow {
                 fp: item.fp,
