@@ -33,8 +33,11 @@ pub struct WarcHeader {
     /// `WARC-Truncated`: the crawler cut the block short (ISO 28500 5.13), so its payload may end
     /// inside a chunk or a compressed stream.
     pub truncated: Option<String>,
-    /// Bytes of the header, version line and blank line included.
+    /// Bytes of the header, version line and blank line included (and the blank lines before
+    /// the version line: `blank_before`).
     pub header_len: u64,
+    /// Bytes of blank lines before the version line (the end of the record before).
+    pub blank_before: u64,
 }
 
 /// Why a WARC file could not be read on.
@@ -90,10 +93,12 @@ pub fn read_warc_header<R: BufRead>(r: &mut R) -> Result<Option<WarcHeader>, War
         if n == 0 {
             return Ok(None);
         }
-        len += n as u64;
         if !line.iter().all(u8::is_ascii_whitespace) {
+            h.blank_before = len;
+            len += n as u64;
             break;
         }
+        len += n as u64;
     }
     if !line.starts_with(b"WARC/") {
         return Err(WarcError::Malformed(format!(
@@ -260,6 +265,11 @@ impl BufRead for Block<'_> {
 pub trait Records {
     /// Stop before the next record (SIGINT).
     fn stop(&mut self) -> bool;
+    /// A record begins at input offset `at` (its `WARC/` line); what is told next, up to the
+    /// next call, is of this record. The default ignores it.
+    fn record(&mut self, h: &WarcHeader, at: u64) {
+        let _ = (h, at);
+    }
     /// Bytes not scanned, under a reason.
     fn skip(&mut self, why: &str, n: u64);
     /// A coding undone, or declared and not found.
@@ -335,7 +345,9 @@ pub fn walk(
         if to.stop() {
             return Ok(());
         }
-        let record_at = offset;
+        // where its `WARC/` line starts (after the blank lines that end the record before)
+        let record_at = offset + h.blank_before;
+        to.record(&h, record_at);
         offset += h.header_len;
         to.skip("WARC record headers", h.header_len);
         let mut block = Block::new(r, h.content_length);

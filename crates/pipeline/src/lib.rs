@@ -17,6 +17,7 @@ mod ordered;
 mod outlinks;
 pub mod output;
 mod printer;
+mod records;
 pub mod seen;
 mod stats;
 
@@ -38,4 +39,5 @@ pub use outlinks::{
     Unresolved, read_document,
 };
 pub use printer::{OutputFormat, tsv, write_row};
+pub use records::{Outlink, RecordOptions, RecordOutlinks, read_records};
 pub use stats::{EdgeStats, InputFailure, RecordLinkStats, Report, RunStats, peak_rss_bytes};

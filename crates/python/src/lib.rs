@@ -8,6 +8,7 @@ mod batch;
 mod errors;
 mod links;
 mod options;
+mod records;
 mod seen;
 
 use linksieve_dedup::Fingerprint;
@@ -357,6 +358,10 @@ fn _linksieve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(links::extract, m)?)?;
     m.add_class::<links::Link>()?;
+    m.add_function(wrap_pyfunction!(records::records, m)?)?;
+    m.add_class::<records::Record>()?;
+    m.add_class::<records::Outlink>()?;
+    m.add_class::<records::Records>()?;
     m.add_class::<Normalizer>()?;
     m.add_class::<seen::PySeenSet>()?;
     m.add("NormalizeError", py.get_type::<errors::NormalizeError>())?;

@@ -8,6 +8,7 @@ use linksieve_pipeline::{
     DocumentItem, DocumentLinkText, DocumentOptions, KeyError, Keyer, LinkBuffers, document_link,
     found_link, read_document,
 };
+use linksieve_scan::html::element_texts;
 use linksieve_scan::{EncodingChoice, Hit, ScanOptions, encoding_for_label, scan_bytes};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -59,6 +60,10 @@ pub(crate) struct Link {
     /// With `extract(key=...)`: why the link has no key, when it was keyed and failed (the
     /// rule that failed, an invalid URL, too long); else None.
     key_error: Option<String>,
+    /// With `extract(html=True, element_text=True)`: the text of an attribute's element as lxml
+    /// gives it (`string()`: its text nodes, as libxml2's HTML parser builds the tree), the
+    /// text Scrapy's link extractor gives a link; else None.
+    element_text: Option<String>,
 }
 
 #[pymethods]
@@ -103,6 +108,7 @@ impl Link {
             from_legacy: legacy,
             key: None,
             key_error: None,
+            element_text: None,
         }
     }
 
@@ -117,7 +123,7 @@ impl Link {
 
 /// The key options of `extract`'s `key`: False (no keys), True (`linksieve run`'s: LEIRI
 /// input, the scheme rung, the uri form) or a `Normalizer`.
-fn key_choice(key: &Bound<'_, PyAny>) -> PyResult<Option<KeyOptions>> {
+pub(crate) fn key_choice(key: &Bound<'_, PyAny>) -> PyResult<Option<KeyOptions>> {
     if let Ok(n) = key.cast::<crate::Normalizer>() {
         return Ok(Some(n.get().ko.clone()));
     }
@@ -161,9 +167,15 @@ fn encoding_choice(label: Option<&str>) -> PyResult<EncodingChoice> {
 ///
 /// >>> [l.key for l in linksieve.extract("see www.Example.com:80/x", schemeless=True, key=True)]
 /// ['http://www.example.com/x']
+///
+/// element_text: with html=True, each attribute's `link.element_text` is the text of its
+/// element as lxml's `string()` gives it (libxml2's tree: `<td>` closes an open `<a>`...).
+///
+/// >>> [l.element_text for l in linksieve.extract("<a href=/a>one <b>two</b></a><td><a href=/b>x<td>y", html=True, element_text=True)]
+/// ['one two', 'x']
 #[pyfunction]
 #[pyo3(signature = (data, *, encoding=None, schemeless=false, email=false, html=false, base=None,
-    key=None))]
+    key=None, element_text=false))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn extract(
     py: Python<'_>,
@@ -174,6 +186,7 @@ pub(crate) fn extract(
     html: bool,
     base: Option<&str>,
     key: Option<&Bound<'_, PyAny>>,
+    element_text: bool,
 ) -> PyResult<Vec<Link>> {
     let keyer = match key.map(key_choice).transpose()?.flatten() {
         Some(ko) => Some(Keyer::new(ko.input, &ko.keying)),
@@ -206,6 +219,9 @@ pub(crate) fn extract(
     if !html {
         if base.is_some() {
             return Err(PyValueError::new_err("base: only with html=True"));
+        }
+        if element_text {
+            return Err(PyValueError::new_err("element_text: only with html=True"));
         }
         return Ok(py.detach(|| {
             let found = scan_bytes(bytes, &opts);
@@ -272,6 +288,7 @@ pub(crate) fn extract(
                     from_legacy: legacy,
                     key: None,
                     key_error: None,
+                    element_text: None,
                 },
             };
             // an attribute's URL as `run` keys it
@@ -290,6 +307,18 @@ pub(crate) fn extract(
             }
             links.push(link);
         });
+        if element_text {
+            // the attributes' elements, by where their values start in the document
+            let (at, starts): (Vec<usize>, Vec<usize>) = links
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.kind == "attribute")
+                .map(|(i, l)| (i, l.start as usize))
+                .unzip();
+            for (i, text) in at.into_iter().zip(element_texts(&doc.text, &starts)) {
+                links[i].element_text = text;
+            }
+        }
         links
     }))
 }

@@ -154,7 +154,7 @@ pub(super) struct ChunkOut {
 }
 
 /// The largest document read as HTML (whole, as one job); a larger one is read as text.
-pub(super) const MAX_DOCUMENT: usize = 64 << 20;
+pub(crate) const MAX_DOCUMENT: usize = 64 << 20;
 
 /// What reaches the sink, numbered in input order: a worked chunk, or (last) the reader's end
 /// with its counters.
@@ -189,18 +189,7 @@ impl ChunkOut {
             Some(LinkSource::Attribute { tag, attr, rel }) => {
                 LinkType::of_attribute(tag, attr, rel.as_deref())
             }
-            Some(LinkSource::Record(RecordLinkKind::Redirect(status))) => {
-                LinkType::redirect(*status).unwrap_or(LinkType::Other)
-            }
-            Some(LinkSource::Record(RecordLinkKind::LinkHeader)) => LinkType::LinkHeader,
-            Some(LinkSource::Record(RecordLinkKind::Sitemap)) => LinkType::Sitemap,
-            Some(LinkSource::Record(RecordLinkKind::Element { tag, attr, rel })) => {
-                match (tag.as_ref(), attr.as_ref()) {
-                    // a WAT's `<meta>` that names a URL (og:image, ...): no refresh
-                    ("meta", _) => LinkType::Other,
-                    (tag, attr) => LinkType::of_attribute(tag, attr, rel.as_deref()),
-                }
-            }
+            Some(LinkSource::Record(kind)) => crate::records::record_link_type(kind),
             None => LinkType::Text,
         }
     }

@@ -348,14 +348,9 @@ impl Worker<'_> {
                 .as_ref()
                 .and_then(|u| self.keyer.key(u.as_str(), false).ok());
         }
-        // a WAT record's links are those of an HTML document: its base applies to them (HTML
-        // "document base URL": a base that does not parse leaves the address)
+        // a WAT record's links are those of an HTML document: its base applies to them
         self.out.document = links.document;
-        let base = links
-            .base
-            .as_deref()
-            .and_then(|b| resolve(b, url.as_ref(), None, false).ok())
-            .or_else(|| url.clone());
+        let base = crate::records::RecordBase::new(url, &links);
         for l in links.links {
             let stats = &mut self.out.record_links;
             let kind = match l.kind {
@@ -376,11 +371,7 @@ impl Worker<'_> {
                     "a WAT record's link"
                 }
             };
-            let against = match l.kind {
-                RecordLinkKind::Element { .. } => base.as_ref(),
-                _ => url.as_ref(),
-            };
-            let iri = match resolve(&l.value, against, None, opts.all_schemes) {
+            let iri = match base.resolve(&l, opts.all_schemes) {
                 Ok(u) => web_to_iri(&u).map_err(|e| e.to_string()),
                 Err(Unresolved::NoBase) => {
                     stats.no_base += 1;

@@ -1,5 +1,5 @@
 """linksieve: IRI/URI keys by the IRI comparison ladder, the keys of other canonicalizers
-(profiles), link extraction from text and HTML, and seen-sets that keep 16 bytes a key.
+(profiles), link extraction from text and HTML, the outlinks of each record of a WARC or WAT file, and seen-sets that keep 16 bytes a key.
 
 The work is done by the Rust library (``linksieve._linksieve``); this package adds the
 pyarrow path of :func:`normalize_many` and, in :mod:`linksieve.scrapy`, drop-ins for Scrapy.
@@ -22,6 +22,9 @@ from ._linksieve import (
     Link,
     NormalizeError,
     Normalizer,
+    Outlink,
+    Record,
+    Records,
     SeenSet,
     StoreError,
     __version__,
@@ -30,6 +33,7 @@ from ._linksieve import (
     fingerprint,
     identity,
     normalize,
+    records,
     resolve,
 )
 
@@ -39,6 +43,9 @@ __all__ = [
     "Link",
     "NormalizeError",
     "Normalizer",
+    "Outlink",
+    "Record",
+    "Records",
     "SeenSet",
     "StoreError",
     "__version__",
@@ -48,6 +55,7 @@ __all__ = [
     "identity",
     "normalize",
     "normalize_many",
+    "records",
     "resolve",
 ]
 

@@ -23,6 +23,10 @@ __all__ = [
     "resolve",
     "extract",
     "Link",
+    "records",
+    "Record",
+    "Records",
+    "Outlink",
     "Normalizer",
     "SeenSet",
     "NormalizeError",
@@ -192,6 +196,8 @@ class Link:
     def key(self) -> str | None: ...
     @property
     def key_error(self) -> str | None: ...
+    @property
+    def element_text(self) -> str | None: ...
     def __eq__(self, value: object, /) -> bool: ...
 
 def extract(
@@ -203,8 +209,78 @@ def extract(
     html: bool = False,
     base: str | None = None,
     key: bool | Normalizer | None = None,
+    element_text: bool = False,
 ) -> list[Link]:
     """The links in data (text, or an HTML document with html=True), in input order."""
+
+_LinkType = Literal[
+    "a", "img", "script", "style", "canonical", "link", "refresh", "frame", "other", "text",
+    "redirect-301", "redirect-302", "redirect-303", "redirect-307", "redirect-308",
+    "link-header", "sitemap",
+]
+
+@final
+class Outlink:
+    """One outlink of a record (Record.links)."""
+
+    @property
+    def type(self) -> _LinkType: ...
+    @property
+    def value(self) -> str: ...
+    @property
+    def url(self) -> str | None: ...
+    @property
+    def key(self) -> str | None: ...
+    @property
+    def key_error(self) -> str | None: ...
+    @property
+    def tag(self) -> str | None: ...
+    @property
+    def attr(self) -> str | None: ...
+    @property
+    def rel(self) -> str | None: ...
+    @property
+    def offset(self) -> int: ...
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class Record:
+    """One record of a WARC or WAT file, with its outlinks."""
+
+    @property
+    def offset(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def target_uri(self) -> str | None: ...
+    @property
+    def page(self) -> str | None: ...
+    @property
+    def links(self) -> list[Outlink]: ...
+    @property
+    def error(self) -> str | None: ...
+    def edges(
+        self,
+        graph: Literal["page", "host", "domain"] = "page",
+        www: Literal["keep", "strip"] = "keep",
+    ) -> list[tuple[str, str]]:
+        """(source node, target node) pairs, each once, as run --format edges counts them."""
+
+@final
+class Records:
+    """The iterator records() answers."""
+
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> Record: ...
+
+def records(
+    source: str | PathLike[str] | bytes,
+    *,
+    key: bool | Normalizer | None = None,
+    record_links: bool = True,
+    all_records: bool = False,
+) -> Records:
+    """The records of a WARC or WAT file, each with its outlinks, read on a thread of its own."""
 
 @final
 class SeenSet:

@@ -1,5 +1,7 @@
-"""Scrapy drop-ins: a request fingerprinter whose URL is canonicalized by linksieve, and a
-dupefilter that keeps 16 bytes a request (in memory) or a persistent store under ``JOBDIR``.
+"""Scrapy drop-ins: a request fingerprinter whose URL is canonicalized by linksieve, a
+dupefilter that keeps 16 bytes a request (in memory) or a persistent store under ``JOBDIR``,
+and :class:`LinkExtractor`, Scrapy's link extractor with its options, whose pages linksieve
+reads (``from linksieve.scrapy import LinkExtractor``; see ``linksieve._link_extractor``).
 
 In ``settings.py``::
 
@@ -70,6 +72,16 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 STORE_FILE = "requests.seen.linksieve"
+
+
+def __getattr__(name: str) -> Any:
+    # `LinkExtractor` subclasses Scrapy's: imported when it is first asked for
+    if name == "LinkExtractor":
+        from ._link_extractor import LinkExtractor
+
+        return LinkExtractor
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 #: Under JOBDIR the store records its unsynced keys once this many new requests wait (they
 #: still count only once the crawl closes cleanly): one disk commit a 100,000 new requests.
 COMMIT_KEYS = 100_000

@@ -19,6 +19,16 @@ pub(super) struct Rep {
 /// Decodes an attribute's raw value. `reps` is cleared and gets one [`Rep`] per change; with
 /// none, the value is borrowed.
 pub(super) fn decode<'a>(raw: &'a str, reps: &mut Vec<Rep>) -> Cow<'a, str> {
+    decode_as(raw, reps, true)
+}
+
+/// Decodes text (HTML "data state"): as [`decode`], but a named reference without its `;` is
+/// decoded whatever follows it.
+pub(super) fn decode_text<'a>(raw: &'a str, reps: &mut Vec<Rep>) -> Cow<'a, str> {
+    decode_as(raw, reps, false)
+}
+
+fn decode_as<'a>(raw: &'a str, reps: &mut Vec<Rep>, attribute: bool) -> Cow<'a, str> {
     reps.clear();
     let bytes = raw.as_bytes();
     let Some(first) = memchr::memchr3(b'&', b'\r', 0, bytes) else {
@@ -38,7 +48,7 @@ pub(super) fn decode<'a>(raw: &'a str, reps: &mut Vec<Rep>) -> Cow<'a, str> {
                 },
                 Piece::Str("\n"),
             ),
-            b'&' => match reference(&bytes[i..]) {
+            b'&' => match reference(&bytes[i..], attribute) {
                 Some(r) => r,
                 None => {
                     i += 1;
@@ -88,8 +98,8 @@ enum Piece {
 }
 
 /// The character reference at the start of `s` (which starts with `&`): its length in bytes
-/// and what it stands for, or `None` where the `&` is text.
-fn reference(s: &[u8]) -> Option<(usize, Piece)> {
+/// and what it stands for, or `None` where the `&` is text; `attribute`: in an attribute value.
+fn reference(s: &[u8], attribute: bool) -> Option<(usize, Piece)> {
     if s.get(1) == Some(&b'#') {
         return numeric(s);
     }
@@ -112,7 +122,7 @@ fn reference(s: &[u8]) -> Option<(usize, Piece)> {
     for len in (htmlize::ENTITY_MIN_LENGTH..=longest).rev() {
         if let Some(exp) = htmlize::ENTITIES.get(&s[..len]) {
             return match s.get(len) {
-                Some(&b) if b == b'=' || b.is_ascii_alphanumeric() => None,
+                Some(&b) if attribute && (b == b'=' || b.is_ascii_alphanumeric()) => None,
                 _ => Some((len, expansion(exp))),
             };
         }

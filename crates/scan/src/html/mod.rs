@@ -45,11 +45,13 @@ mod foreign;
 mod meta;
 mod srcset;
 mod table;
+mod texts;
 mod tokenizer;
 
 pub use meta::{charset_in_content, refresh_url};
 pub use srcset::{SrcsetUrls, srcset_urls};
 pub use table::{AttrKind, URL_ATTRIBUTES, UrlAttr, url_attr_kind};
+pub use texts::element_texts;
 
 use crate::Encoding;
 use extract::Extractor;

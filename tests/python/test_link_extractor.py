@@ -1,0 +1,155 @@
+"""`linksieve.scrapy.LinkExtractor` against Scrapy's own `LinkExtractor`: real Scrapy crawls
+(`scrapy runspider`, a CrawlSpider kept to 127.0.0.1) of the Django documentation (the
+html-docs corpus of scripts/fetch-corpora.sh, 692 pages) served on 127.0.0.1, one following
+links with Scrapy's extractor, one with linksieve's: the same pages fetched, and on every page
+of the second both extractors give the same links (URL, text, nofollow, order) under four sets
+of options; and the texts of links in malformed markup, as lxml builds its tree."""
+
+import functools
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from scrapy.http import HtmlResponse
+from scrapy.linkextractors import LinkExtractor as ScrapyLinkExtractor
+
+from linksieve.scrapy import LinkExtractor
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "oracles"))
+from crawl import Handler, serving  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPORA = Path(os.environ.get("LINKSIEVE_CORPORA", ROOT / "target/corpora"))
+
+# `options` of each extractor pair the spider compares on every page (a Python literal)
+OPTIONS = '''[
+    {},
+    {"tags": ("a", "area", "link"), "unique": False, "canonicalize": True},
+    {"allow": r"/ref/", "deny": r"/contrib/", "deny_extensions": [], "restrict_text": r"\\w"},
+    {"deny_domains": ["djangoproject.com"], "tags": "a", "attrs": ["href"],
+     "process_value": lambda v: None if "#" in v else v},
+]'''
+
+SPIDER = r'''
+import json
+
+from scrapy.linkextractors import LinkExtractor as ScrapyLinkExtractor
+from scrapy.spiders import CrawlSpider, Rule
+
+from linksieve.scrapy import LinkExtractor
+
+OPTIONS = __OPTIONS__
+PAIRS = [(ScrapyLinkExtractor(**o), LinkExtractor(**o)) for o in OPTIONS]
+
+
+class DocsSpider(CrawlSpider):
+    name = "docs"
+    # nothing leaves 127.0.0.1 (the pages link to the web)
+    allowed_domains = ["127.0.0.1"]
+
+    def __init__(self, start, out, which, **kwargs):
+        self.start_urls = [start]
+        self.out = out
+        self.compare = which == "linksieve"
+        extractor = LinkExtractor() if self.compare else ScrapyLinkExtractor()
+        self.rules = (Rule(extractor, callback="parse_page", follow=True),)
+        super().__init__(**kwargs)
+
+    def parse_start_url(self, response):
+        return self.parse_page(response)
+
+    def parse_page(self, response):
+        row = {"url": response.url, "fast": [ours.fast for _, ours in PAIRS], "links": []}
+        for theirs, ours in PAIRS if self.compare else []:
+            a = [(l.url, l.text, l.nofollow) for l in theirs.extract_links(response)]
+            b = [(l.url, l.text, l.nofollow) for l in ours.extract_links(response)]
+            row["links"].append(len(a))
+            if a != b:
+                row.setdefault("differ", []).append([a, b])
+        with open(self.out, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
+        return []
+'''.replace("__OPTIONS__", OPTIONS)
+
+
+@pytest.fixture(scope="module")
+def site():
+    path = CORPORA / "html-docs" / "django"
+    assert path.is_dir(), f"{path}: run scripts/fetch-corpora.sh (scripts/test.sh does)"
+    return path
+
+
+def crawl(tmp, site, which):
+    """Pages fetched by a CrawlSpider whose rule follows `which` extractor's links: url ->
+    row (following linksieve's: the links each extractor pair gave, and any difference)."""
+    spider = tmp / "docs_spider.py"
+    spider.write_text(textwrap.dedent(SPIDER), encoding="utf-8")
+    out = tmp / f"{which}.jsonl"
+    with serving(functools.partial(Handler, directory=str(site))) as server:
+        host, port = server.server_address[:2]
+        p = subprocess.run(
+            [sys.executable, "-m", "scrapy", "runspider", str(spider),
+             "-a", f"start=http://{host}:{port}/index.html", "-a", f"out={out}",
+             "-a", f"which={which}", "-s", "LOG_LEVEL=WARNING",
+             "-s", "TELNETCONSOLE_ENABLED=False", "-s", "REMOTE_CONTROL_ENABLED=False",
+             "-s", "ROBOTSTXT_OBEY=False", "-s", "CONCURRENT_REQUESTS=32",
+             "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=32"],
+            capture_output=True, text=True, timeout=600, cwd=tmp,
+        )
+    assert p.returncode == 0, p.stderr[-3000:]
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return {row["url"].split("/", 3)[3]: row for row in rows}
+
+
+def test_a_crawl_fetches_the_same_pages_and_every_page_the_same_links(tmp_path, site):
+    theirs = crawl(tmp_path, site, "scrapy")
+    ours = crawl(tmp_path, site, "linksieve")
+    assert set(ours) == set(theirs)
+    assert len(ours) >= 600, len(ours)
+    for row in ours.values():
+        assert all(row["fast"]), row["fast"]  # linksieve read every page, under every option
+        assert "differ" not in row, (row["url"], row["differ"][0])
+    assert sum(sum(row["links"]) for row in ours.values()) > 50_000
+
+
+# Markup whose tree libxml2 builds by its HTML 4 rules (the text is each element's `string()`)
+MARKUP = [
+    "<a href=x>foo <b>bar</b> baz</a>", "<div><a href=x>foo</div>after",
+    "<a href=x>one<a href=y>two</a>", "<a href=x>a &amp; b &check; &nbsp;c &amp d &ampx</a>",
+    "<a href=x>x\r\ny\rz</a>", "<a href=x><p>para</p>tail</a>",
+    "<a href=x>t<script>var s='<b>';</script>u</a>", "<a href=x>t<!-- c -->u</a>",
+    "<p><a href=x>foo<p>bar</a>", "<table><tr><td><a href=x>foo</td><td>bar</td></tr></table>",
+    "<a href=x>foo<span>bar", "<a href=x>foo</span>bar</a>", "<a href=x>foo<br>bar</a>",
+    "<ul><li><a href=x>one<li>two</ul>", "<a href=x>foo<table><tr><td>c</td></tr></table>d</a>",
+    "<a href=x>foo<textarea>t<b>x</textarea>bar</a>", "<span><a href=x>foo</span>bar</a>",
+    "<a href=x>foo<p>bar<a href=y>baz</a>", "<a href=x>&#x41;&#65;&#0;&#128;</a>",
+    "<a href=x>foo<option>o<a href=y>q</a>", "<b><a href=x>foo</b>bar</a>",
+    "<a href=x>foo<!DOCTYPE html>bar</a>", "<a href=x>foo<?php x ?>bar</a>",
+    "<a href=x>foo<3 bar</a>", "<a href=x>foo</ a>bar</a>", "<a href=x>foo</body>bar</a>",
+    "<a href=x>foo</div>bar</a>", "<a href='x'/>foo", "<a href=x/>foo</a>",
+    "<div><a href=x>a<div>b</div>c</div>d</a>", "<td><a href=x>a<tr>b</a>",
+    "<a href=x>a<!--->b<!-->c<!-- x --!>d</a>", "<a href=x title='>'>a</a>b",
+    "<html><body><a href=x>a</body><body>b</a>", "<a href=x>a<plaintext>b</a>c",
+    "<a rel='noFollow ugc' href=x>a</a><area href=y rel=nofollow>",
+]
+
+
+@pytest.mark.parametrize("markup", MARKUP)
+def test_link_texts_are_lxmls(markup):
+    response = HtmlResponse("http://h.example/d/", body=markup.encode(), encoding="utf-8")
+    theirs = [(l.url, l.text, l.nofollow) for l in ScrapyLinkExtractor().extract_links(response)]
+    ours = [(l.url, l.text, l.nofollow) for l in LinkExtractor().extract_links(response)]
+    assert ours == theirs
+
+
+def test_scrapys_own_code_where_linksieve_would_find_other_attributes():
+    assert LinkExtractor().fast
+    assert LinkExtractor(tags=("a", "area", "img"), deny_tags="img").fast
+    for slow in [dict(restrict_css="div"), dict(restrict_xpaths="//div"), dict(strip=False),
+                 dict(tags="*"), dict(attrs="*"), dict(tags="img", attrs="srcset"),
+                 dict(tags=("a", "img"), attrs=("href", "src"))]:
+        assert not LinkExtractor(**slow).fast, slow
