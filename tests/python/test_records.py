@@ -167,6 +167,7 @@ def test_stopping_early_and_errors(plain, tmp_path):
     with pytest.raises(ValueError):
         linksieve.records(plain, key=False)
     r = next(linksieve.records(plain))
+    assert r.links is r.links  # made once
     with pytest.raises(ValueError):
         r.edges("site")
     with pytest.raises(ValueError):

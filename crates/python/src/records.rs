@@ -9,7 +9,7 @@ use linksieve_pipeline::{
 };
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyString, PyTuple};
 use std::collections::HashSet;
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -59,11 +59,16 @@ pub(crate) struct Outlink {
 
 #[pymethods]
 impl Outlink {
-    fn __repr__(&self) -> String {
-        format!(
-            "Outlink(type={:?}, value={:?}, key={:?})",
-            self.link_type, self.value, self.key
-        )
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let key = match &self.key {
+            Some(k) => PyString::new(py, k).repr()?.to_string(),
+            None => "None".to_owned(),
+        };
+        Ok(format!(
+            "Outlink(type='{}', value={}, key={key})",
+            self.link_type,
+            PyString::new(py, &self.value).repr()?
+        ))
     }
 
     fn __eq__(&self, other: &Self) -> bool {
@@ -103,23 +108,31 @@ impl From<RustOutlink> for Outlink {
 /// ('response', 'http://a.example/', 'http://a.example/', 0, 2)
 /// >>> r.edges("host")
 /// [('example.a', 'example.b')]
-#[pyclass(module = "linksieve", frozen, get_all)]
+#[pyclass(module = "linksieve", frozen)]
 #[derive(Debug)]
 pub(crate) struct Record {
     /// Where its `WARC/` line starts in the input (decompressed).
+    #[pyo3(get)]
     offset: u64,
     /// `WARC-Type`, lowercase (`response`, `resource`, `metadata` for a WAT record...).
-    #[pyo3(name = "type")]
+    #[pyo3(get, name = "type")]
     record_type: String,
     /// `WARC-Target-URI`.
+    #[pyo3(get)]
     target_uri: Option<String>,
     /// The key of the page its links come from (a WAT record's page, else the target URI),
     /// keyed as the links are; the source of its edges.
+    #[pyo3(get)]
     page: Option<String>,
-    /// Its outlinks, in the order written (links of the HTTP head first).
-    links: Vec<Outlink>,
+    /// Its outlinks (`Outlink`), a tuple in the order written (links of the HTTP head first):
+    /// made once, the same object at each access.
+    #[pyo3(get)]
+    links: Py<PyTuple>,
     /// Why its payload could not be read to the end (`links` has what was read before).
+    #[pyo3(get)]
     error: Option<String>,
+    /// The links' keys, for `edges`.
+    keys: Vec<Option<String>>,
 }
 
 #[pymethods]
@@ -171,7 +184,7 @@ impl Record {
         };
         let mut seen = HashSet::new();
         let mut edges = Vec::new();
-        for key in self.links.iter().filter_map(|l| l.key.as_deref()) {
+        for key in self.keys.iter().flatten() {
             if let Some(target) = graph.node(key, www)
                 && (graph == Graph::Page || target != source)
                 && seen.insert(target.clone())
@@ -182,27 +195,41 @@ impl Record {
         Ok(edges)
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "Record(type={:?}, target_uri={:?}, offset={}, links={})",
-            self.record_type,
-            self.target_uri,
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let uri = match &self.target_uri {
+            Some(u) => PyString::new(py, u).repr()?.to_string(),
+            None => "None".to_owned(),
+        };
+        Ok(format!(
+            "Record(type={}, target_uri={uri}, offset={}, links={})",
+            PyString::new(py, &self.record_type).repr()?,
             self.offset,
-            self.links.len()
-        )
+            self.keys.len()
+        ))
     }
 }
 
-impl From<RecordOutlinks> for Record {
-    fn from(r: RecordOutlinks) -> Record {
-        Record {
+impl Record {
+    fn new(py: Python<'_>, r: RecordOutlinks) -> PyResult<Record> {
+        let keys = r
+            .links
+            .iter()
+            .map(|l| l.key.as_ref().ok().cloned())
+            .collect();
+        let links = r
+            .links
+            .into_iter()
+            .map(|l| Py::new(py, Outlink::from(l)))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(Record {
             offset: r.offset,
             record_type: r.record_type,
             target_uri: r.target_uri,
             page: r.page,
-            links: r.links.into_iter().map(Outlink::from).collect(),
+            links: PyTuple::new(py, links)?.unbind(),
             error: r.failure,
-        }
+            keys,
+        })
     }
 }
 
@@ -259,7 +286,7 @@ impl Records {
         match next {
             Ok(Ok(record)) => {
                 self.set(State::Ready(rx));
-                Ok(Some(record.into()))
+                Record::new(py, record).map(Some)
             }
             Ok(Err(e)) => {
                 self.set(State::Done);

@@ -65,18 +65,17 @@ class LinkExtractor(LxmlLinkExtractor):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         le = self.link_extractor
-        tags, deny_tags = le.scan_tag.args  # type: ignore[attr-defined]
-        attrs, deny_attrs = le.scan_attr.args  # type: ignore[attr-defined]
-        pairs = list(product(tags - deny_tags, attrs - deny_attrs))
         self._extensions = tuple(self.deny_extensions)
+        # the tag and attribute names, as Scrapy 2.17+ keeps them (`partial(_name_matches, ...)`)
+        tag_names = getattr(le.scan_tag, "args", None)
+        attr_names = getattr(le.scan_attr, "args", None)
         #: Whether linksieve reads the pages (else Scrapy's own code does, whole).
-        self.fast = (
-            not self.restrict_xpaths
-            and le.strip
-            and "*" not in tags
-            and "*" not in attrs
-            and all(_one_url(t, a) for t, a in pairs)
-        )
+        self.fast = False
+        if tag_names is None or attr_names is None or self.restrict_xpaths or not le.strip:
+            return
+        (tags, deny_tags), (attrs, deny_attrs) = tag_names, attr_names
+        pairs = product(tags - deny_tags, attrs - deny_attrs)
+        self.fast = "*" not in tags and "*" not in attrs and all(_one_url(t, a) for t, a in pairs)
 
     def extract_links(self, response: TextResponse) -> list[Link]:
         """The links of ``response``, as Scrapy's ``extract_links`` gives them."""
@@ -98,9 +97,8 @@ class LinkExtractor(LxmlLinkExtractor):
         joined: dict[str, str | None] = {}
         links = []
         for found in linksieve.extract(response.text, html=True, element_text=True):
-            if found.kind != "attribute" or not le.scan_tag(found.tag):
-                continue
-            if not le.scan_attr(found.attr):
+            tag, attr = found.tag, found.attr
+            if tag is None or attr is None or not le.scan_tag(tag) or not le.scan_attr(attr):
                 continue
             value = found.text
             if cache and value in joined:
