@@ -236,11 +236,13 @@ impl<F: FnMut(RecordOutlinks) -> bool> RecordReader<'_, F> {
             .and_then(|u| WebUrl::parse(u).ok())
     }
 
+    /// Keys the page's address, once a record (its header links and its payload both ask).
     fn set_page(&mut self, url: Option<&WebUrl>) {
-        let key = url.and_then(|u| self.opts.keyer.key(u.as_str(), false).ok());
-        let record = self.record();
+        let keyer = &self.opts.keyer;
+        let (record, read) = self.current.get_or_insert_with(Default::default);
+        *read = true;
         if record.page.is_none() {
-            record.page = key;
+            record.page = url.and_then(|u| keyer.key(u.as_str(), false).ok());
         }
     }
 

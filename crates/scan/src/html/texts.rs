@@ -233,6 +233,7 @@ pub fn element_texts(html: &str, within: &[usize]) -> Vec<Option<String>> {
         reps: Vec::new(),
     };
     let mut st = Stack::default();
+    let mut name = String::new();
     let b = html.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -245,10 +246,10 @@ pub fn element_texts(html: &str, within: &[usize]) -> Vec<Option<String>> {
             break;
         }
         i = match b.get(lt + 1) {
-            Some(b'/') => end_tag(&mut st, &mut t, html, lt),
+            Some(b'/') => end_tag(&mut st, &mut t, html, lt, &mut name),
             Some(b'!') => markup(b, lt),
             Some(b'?') => to_gt(b, lt + 2),
-            Some(c) if c.is_ascii_alphabetic() => start_tag(&mut st, &mut t, html, lt),
+            Some(c) if c.is_ascii_alphabetic() => start_tag(&mut st, &mut t, html, lt, &mut name),
             _ => {
                 char_data(&mut st, &mut t, "<");
                 t.text("<", false);
@@ -405,16 +406,17 @@ fn markup(b: &[u8], lt: usize) -> usize {
     b.len()
 }
 
-fn start_tag(st: &mut Stack, t: &mut Texts, html: &str, lt: usize) -> usize {
+/// A start tag at `lt`; `name` is a buffer kept from tag to tag.
+fn start_tag(st: &mut Stack, t: &mut Texts, html: &str, lt: usize, name: &mut String) -> usize {
     let b = html.as_bytes();
-    let mut name = String::new();
-    let after_name = tag_name(html, lt + 1, &mut name);
+    let after_name = tag_name(html, lt + 1, name);
+    let name: &str = name;
     let Some((gt, self_closing)) = tag_end(b, after_name) else {
         // the input ends inside the tag: libxml2 drops it
         return b.len();
     };
-    auto_close(st, t, &name);
-    implied(st, &name);
+    auto_close(st, t, name);
+    implied(st, name);
     let misplaced = (name == "html" && st.len() > 0)
         || (name == "head" && st.len() != 1)
         || (name == "body" && st.contains("body"));
@@ -423,19 +425,19 @@ fn start_tag(st: &mut Stack, t: &mut Texts, html: &str, lt: usize) -> usize {
         t.asked(lt, gt, |_| {});
         return gt + 1;
     }
-    st.push(&name);
+    st.push(name);
     let depth = st.len();
     let mut asked = Vec::new();
     t.asked(lt, gt, |at| asked.push(at));
     for at in asked {
         t.open.push((depth, at, String::new()));
     }
-    if self_closing || is_void(&name) {
+    if self_closing || is_void(name) {
         st.truncate(depth - 1);
         t.closed(depth - 1);
         return gt + 1;
     }
-    let Some(kind) = content(&name) else {
+    let Some(kind) = content(name) else {
         return gt + 1;
     };
     // raw content up to its end tag (`</name` then whitespace, `/` or `>`), which is then read
@@ -443,7 +445,7 @@ fn start_tag(st: &mut Stack, t: &mut Texts, html: &str, lt: usize) -> usize {
     let from = gt + 1;
     let end = match kind {
         Content::Plaintext => b.len(),
-        _ => raw_end(b, from, &name),
+        _ => raw_end(b, from, name),
     };
     t.text(&html[from..end], kind == Content::Rcdata);
     end
@@ -470,7 +472,8 @@ fn raw_end(b: &[u8], from: usize, name: &str) -> usize {
     b.len()
 }
 
-fn end_tag(st: &mut Stack, t: &mut Texts, html: &str, lt: usize) -> usize {
+/// An end tag (or `</` that is none) at `lt`; `name` is a buffer kept from tag to tag.
+fn end_tag(st: &mut Stack, t: &mut Texts, html: &str, lt: usize, name: &mut String) -> usize {
     let b = html.as_bytes();
     match b.get(lt + 2) {
         None => {
@@ -482,17 +485,17 @@ fn end_tag(st: &mut Stack, t: &mut Texts, html: &str, lt: usize) -> usize {
         Some(c) if !c.is_ascii_alphabetic() => return to_gt(b, lt + 2),
         _ => {}
     }
-    let mut name = String::new();
-    let after_name = tag_name(html, lt + 2, &mut name);
+    let after_name = tag_name(html, lt + 2, name);
+    let name: &str = name;
     let Some((gt, _)) = tag_end(b, after_name) else {
         return b.len();
     };
-    if st.discarded > 0 && matches!(name.as_str(), "html" | "body" | "head") {
+    if st.discarded > 0 && matches!(name, "html" | "body" | "head") {
         st.discarded -= 1;
         return gt + 1;
     }
     // `htmlAutoCloseOnClose`: no element of a higher priority between
-    let priority = end_priority(&name);
+    let priority = end_priority(name);
     let Some(at) = (0..st.len()).rev().find(|&i| st.name(i) == name) else {
         return gt + 1;
     };
