@@ -8,8 +8,8 @@
 # their WAT files in Common Crawl's layout (tests/oracles/cc_wat.py). The peer reads the WAT
 # for the pages' links and the WARC for redirects, as Common Crawl does; linksieve reads the
 # same files (`run -j1 --format edges --graph host --www strip`), and the WARC files alone
-# (their HTML read directly: no WAT needed). Both edge sets are compared: linksieve's host
-# pairs (those of a link of an element, header or redirect) must be the peer's.
+# (their HTML read directly: no WAT needed). Both graphs are compared: linksieve's host pairs
+# (those of a link of an element, header or redirect) and vertices must be the peer's.
 #
 #   usage: scripts/bench-graph.sh [ROUNDS]     (default 3; the median is printed)
 #
@@ -74,18 +74,25 @@ for r in $(seq "$ROUNDS"); do
     say "round $r: peer ${peer_wall[-1]} s (job ${peer_job[-1]} s), linksieve ${ls_wall[-1]} s (${ls_rss[-1]} KB), WARC only ${warc_wall[-1]} s"
 done
 
-# the same graph: linksieve's pairs of elements, headers and redirects are the peer's
-awk -F'\t' '$4 != "text"' "$work/linksieve.tsv" | cut -f1,2 | LC_ALL=C sort > "$work/linksieve-pairs.tsv"
-LC_ALL=C sort "$work/peer.tsv" > "$work/peer-pairs.tsv"
-if ! cmp -s "$work/linksieve-pairs.tsv" "$work/peer-pairs.tsv"; then
-    diff "$work/peer-pairs.tsv" "$work/linksieve-pairs.tsv" | head -20 >&2
-    die "the host pairs differ (peer < , linksieve >)"
-fi
+# the same graph: linksieve's pairs of elements, headers and redirects are the peer's, and so
+# are the vertices (the peer's self-links and linksieve's node rows make them; both are loops)
+same() {  # same WHAT LINKSIEVE_FILE PEER_FILE
+    if ! cmp -s "$2" "$3"; then
+        diff "$3" "$2" | head -20 >&2
+        die "the $1 differ (peer < , linksieve >)"
+    fi
+}
+awk -F'\t' '$4 != "text" && $1 != $2' "$work/linksieve.tsv" | cut -f1,2 | LC_ALL=C sort > "$work/linksieve-pairs.tsv"
+awk -F'\t' '$1 != $2' "$work/peer.tsv" | LC_ALL=C sort > "$work/peer-pairs.tsv"
+same "host pairs" "$work/linksieve-pairs.tsv" "$work/peer-pairs.tsv"
+awk -F'\t' '$4 != "text" {print $1; print $2}' "$work/linksieve.tsv" | LC_ALL=C sort -u > "$work/linksieve-vertices.txt"
+awk -F'\t' '{print $1; print $2}' "$work/peer.tsv" | LC_ALL=C sort -u > "$work/peer-vertices.txt"
+same "vertices" "$work/linksieve-vertices.txt" "$work/peer-vertices.txt"
 
 pw=$(printf '%s\n' "${peer_wall[@]}" | median); pj=$(printf '%s\n' "${peer_job[@]}" | median)
 lw=$(printf '%s\n' "${ls_wall[@]}" | median); lr=$(printf '%s\n' "${ls_rss[@]}" | median)
 ww=$(printf '%s\n' "${warc_wall[@]}" | median)
-echo "inputs: ${#inputs[@]} files (WAT + WARC of 3 sites), $bytes bytes as stored; $(wc -l < "$work/peer-pairs.tsv") host pairs, the same from both"
+echo "inputs: ${#inputs[@]} files (WAT + WARC of 3 sites), $bytes bytes as stored; $(wc -l < "$work/peer-pairs.tsv") host pairs and $(wc -l < "$work/peer-vertices.txt") vertices, the same from both"
 echo "cc-pyspark host-link job, local[1]: ${pw} s wall (${pj} s of job after the JVM started)"
 echo "linksieve -j1, WAT + WARC:         ${lw} s wall, peak RSS ${lr} KB (--memory 64M)"
 echo "linksieve -j1, WARC only:          ${ww} s wall"

@@ -240,7 +240,7 @@ def make_partition_runner(
 LINK_TYPES = (
     "a", "img", "script", "style", "canonical", "link", "refresh", "frame", "other", "text",
     "redirect-301", "redirect-302", "redirect-303", "redirect-307", "redirect-308",
-    "link-header", "sitemap",
+    "link-header", "sitemap", "node",
 )
 
 

@@ -8,7 +8,8 @@ commit 49daea0, MIT licence, Copyright (c) 2017 Common Crawl): the methods are f
 the Spark counters are left out; `get_surt_host` is tests/oracles/cc_hosts.py's copy (which
 strips `www.` as this commit does), the page-level pieces both jobs share are
 tests/oracles/cc_wat.py's copies. The job reads each input file in a partition, keeps each
-(source host, target host) pair once (`distinct`, as the job's `dropDuplicates`), and writes the
+(source host, target host) pair once (`distinct`, as the job's `dropDuplicates`; the
+self-link of a record that gave no link included, as the job writes it), and writes the
 pairs sorted to OUT.
 
     python cc_hostlinks.py OUT FILE...      (spark-venv python; cc_hosts.py on sys.path)
@@ -215,7 +216,6 @@ def main():
     t0 = time.monotonic()
     pairs = (sc.parallelize(files, len(files))
              .flatMap(lambda f: process_file(f, records))
-             .filter(lambda p: p[0] != p[1])
              .distinct()
              .collect())
     job_s = time.monotonic() - t0

@@ -151,8 +151,11 @@ def edge_rows(text):
 def wat_host_edges(wat):
     """The host edges of a WAT file as cc-pyspark reads it (`get_links` over warcio and `json`,
     `get_surt_host`), with a redirect's `Location` from a WAT record's head, which linksieve
-    also takes (cc-pyspark takes it from WARC files only); and the count of those redirects."""
-    expected, redirects = set(), 0
+    also takes (cc-pyspark takes it from WARC files only), and each page's host as a node
+    (h, h), as linksieve marks every visited page; the count of those redirects; and the pairs
+    cc-pyspark's `process_record` writes, whose self-link is only that of a page that gave
+    no link."""
+    expected, redirects, cc_pairs = set(), 0, set()
     for url, record in wat_records(wat):
         source = get_surt_host(url)
         links = [link for _, link in get_links(url, record)]
@@ -160,8 +163,15 @@ def wat_host_edges(wat):
         if meta["Response-Message"]["Status"] in ("301", "302", "303", "307", "308"):
             links.append(urljoin(url, meta["Headers"]["Location"]))
             redirects += 1
+        pairs = set()
         for link in links:
             target = get_surt_host(link)
             if source and target and target != source:
-                expected.add((source, target))
-    return expected, redirects
+                pairs.add((source, target))
+        if source:
+            expected.add((source, source))
+            if not pairs:
+                cc_pairs.add((source, source))
+        expected |= pairs
+        cc_pairs |= pairs
+    return expected, redirects, cc_pairs

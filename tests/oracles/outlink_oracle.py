@@ -60,6 +60,18 @@ def outlinks(text, url):
     return out, skipped
 
 
+def visited_urls(path):
+    """WARC-Target-URI of every response record of a WARC file, read by warcio: the URLs
+    cc-pyspark makes nodes of its graphs, links or none ("every visited URL should be a node",
+    `wat_extract_links.py`)."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    with open(path, "rb") as f:
+        for rec in ArchiveIterator(f):
+            if rec.rec_type == "response":
+                yield rec.rec_headers.get_header("WARC-Target-URI")
+
+
 def html_responses(path):
     """(WARC-Target-URI, decoded text) of every HTML response record of a WARC file, read by
     warcio (which undoes chunking and gzip/deflate/br content codings)."""

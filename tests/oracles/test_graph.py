@@ -18,7 +18,7 @@ import tldextract
 from cc_hosts import get_surt_host
 from cc_records import record_links
 from graph_site import SERVED, crawl_site, crawl_wat, edge_rows, wat_host_edges
-from outlink_oracle import html_responses, outlinks
+from outlink_oracle import html_responses, outlinks, visited_urls
 from test_html import iri_model
 
 
@@ -38,8 +38,21 @@ def edges(run, warc, *args):
 
 
 def attribute_pairs(found):
-    """The pairs that some link of an attribute made (not only links of the text)."""
+    """The pairs that some link of an attribute made (not only links of the text), and the
+    node rows."""
     return {pair for pair, (_, types) in found.items() if types != {"text"}}
+
+
+def node_pairs(warc, node):
+    """(n, n) for the node `n` of each visited URL that has one (cc-pyspark's self-link,
+    written by linksieve for every visited URL, as the row `n n 0 node`)."""
+    return {(n, n) for n in map(node, visited_urls(warc)) if n}
+
+
+def check_node_rows(found, nodes):
+    """The node rows are those of the visited URLs: count 0 unless a link made the pair too."""
+    assert {pair for pair, (_, types) in found.items() if "node" in types} == nodes
+    assert all(found[p][0] == 0 for p in nodes if found[p][1] == {"node"})
 
 
 def header_pairs(warc):
@@ -75,7 +88,9 @@ def test_page_edges_match_html_parser_and_ada(run, warc):
     assert documents >= len(SERVED) * 6, documents
     # the string rung in web mode: each URL as the URL Standard writes it
     found = edges(run, warc, "--level", "string", "--input", "web")
-    assert attribute_pairs(found) == set(expected)
+    nodes = node_pairs(warc, lambda url: iri_model(ada_url.URL(url).href))
+    check_node_rows(found, nodes)
+    assert attribute_pairs(found) == set(expected) | nodes
     for pair, (n, found_types) in found.items():
         if "text" not in found_types:
             assert n == expected[pair], pair
@@ -101,7 +116,9 @@ def test_host_edges_match_cc_pyspark(run, warc, www):
             expected.add((source, target))
     assert len(expected) > 20
     found = edges(run, warc, "--graph", "host", "--www", www)
-    assert attribute_pairs(found) == expected
+    nodes = node_pairs(warc, lambda url: get_surt_host(url, strip))
+    check_node_rows(found, nodes)
+    assert attribute_pairs(found) == expected | nodes
     # the hosts the rule drops made no node: IPs, single labels, no authority
     names = {n for pair in found for n in pair}
     assert not any(n.endswith(".10.0.0") or n == "localhost" or "192" in n for n in names)
@@ -140,7 +157,9 @@ def test_domain_edges_match_cc_pyspark_then_the_suffix_list(run, warc):
     # a private suffix: another github.io site is another domain
     assert "io.github.you" in {t for _, t in expected}
     found = edges(run, warc, "--graph", "domain")
-    assert attribute_pairs(found) == expected
+    nodes = node_pairs(warc, lambda url: domain_of(get_surt_host(url)))
+    check_node_rows(found, nodes)
+    assert attribute_pairs(found) == expected | nodes
 
 
 @pytest.mark.parametrize("graph", ["host", "domain"])
@@ -170,9 +189,15 @@ def test_wat_host_edges_match_cc_pyspark_get_links(run, wat):
     """Host edges of the WAT file against cc-pyspark's own reading of it (`get_links`, copied
     into `cc_wat.py`, over warcio and `json`); linksieve also takes a redirect's `Location`
     from a WAT record's head (cc-pyspark takes it from WARC files only)."""
-    expected, redirects = wat_host_edges(wat)
+    expected, redirects, cc_pairs = wat_host_edges(wat)
     assert redirects > 5 and len(expected) > 20
-    assert set(edges(run, wat, "--graph", "host")) == expected
+    found = set(edges(run, wat, "--graph", "host"))
+    assert found == expected
+    # cc-pyspark writes a page's self-link only when the page gave no link; linksieve marks
+    # every visited page: more rows, the same vertices (a loop is no edge of the graph files)
+    vertices = lambda pairs: {n for pair in pairs for n in pair}  # noqa: E731
+    assert vertices(found) == vertices(cc_pairs)
+    assert {(s, t) for s, t in cc_pairs if s == t} <= {(s, t) for s, t in found if s == t}
 
 
 def test_wat_page_edges_are_the_warcs_read_as_html(run, wat, warc):

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "oracles"))
 from cc_hosts import get_surt_host  # noqa: E402
 from cc_records import record_links  # noqa: E402
 from graph_site import SERVED, crawl_site, crawl_wat, edge_rows, wat_host_edges  # noqa: E402
-from outlink_oracle import html_responses, outlinks  # noqa: E402
+from outlink_oracle import html_responses, outlinks, visited_urls  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -52,9 +52,14 @@ def run_edges(cli, path, *args):
 
 
 def page_edges(path):
-    """The page edges of every record, from its links: (source, target) -> (count, types)."""
+    """The page edges of every record, from its links: (source, target) -> (count, types);
+    and the page of each response (WARC) or WAT record of one as a node (page, page), count
+    0, type `node`."""
     count, types = Counter(), {}
     for r in linksieve.records(path):
+        if r.page is not None and r.type in ("response", "metadata"):
+            count[(r.page, r.page)] += 0
+            types.setdefault((r.page, r.page), set()).add("node")
         for link in r.links:
             if r.page is not None and link.key is not None:
                 count[(r.page, link.key)] += 1
@@ -115,13 +120,15 @@ def test_host_edges_match_cc_pyspark(warc, www):
         if source and target and target != source:
             expected.add((source, target))
     assert len(expected) > 20
-    assert union(warc, "host", www) == expected
+    # every visited URL is a node (cc-pyspark's self-link)
+    nodes = {(h, h) for h in (get_surt_host(u, strip) for u in visited_urls(warc)) if h}
+    assert union(warc, "host", www) == expected | nodes
 
 
 def test_wat_host_edges_match_cc_pyspark_get_links(wat):
     """cc-pyspark's `get_links` over warcio and `json`, and a redirect's `Location` from the
     WAT record's head (which cc-pyspark takes from WARC files only)."""
-    expected, redirects = wat_host_edges(wat)
+    expected, redirects, _ = wat_host_edges(wat)
     assert redirects > 5
     assert len(expected) > 20
     assert union(wat, "host") == expected

@@ -12,12 +12,22 @@ use std::collections::BTreeMap;
 type Graph = BTreeMap<(String, String), (u64, Vec<&'static str>)>;
 
 /// Pages on 37 hosts, each with 20 links to 53 hosts through three elements (and every fourth
-/// link repeated as text), and the graph they make: (source, target) -> (count, types).
+/// link repeated as text), and every 50th page's image on a host of its own, and the graph
+/// they make: (source, target) -> (count, types). Every response is a node, links or none:
+/// a row (url, url, 0, node), as cc-pyspark's self-link of a visited URL.
 fn crawl() -> (Vec<u8>, Graph) {
     let mut warc = Vec::new();
     let mut page_edges = Graph::new();
+    let mut node =
+        |url: &str| page_edges.insert((url.to_owned(), url.to_owned()), (0, vec!["node"]));
+    for i in (0..300u64).step_by(50) {
+        let image = format!("http://img{i}.example/i.png");
+        warc.extend(warc_response(&image, "image/png", b"\x89PNG"));
+        node(&image);
+    }
     for i in 0..300u64 {
         let page = format!("http://s{}.example/p{i}", i % 37);
+        page_edges.insert((page.clone(), page.clone()), (0, vec!["node"]));
         let mut body = String::from("<html><body>");
         for k in 0..20u64 {
             let target = format!("http://t{}.example/x{}", (i * 7 + k) % 53, k % 5);
@@ -50,7 +60,7 @@ fn crawl() -> (Vec<u8>, Graph) {
 
 /// The rows `--format edges` writes for `edges`, types in linksieve's order.
 fn rows(edges: &Graph) -> String {
-    let order = ["a", "img", "script", "text"];
+    let order = ["a", "img", "script", "text", "node"];
     edges
         .iter()
         .map(|((s, t), (n, types))| {
@@ -127,7 +137,8 @@ fn host_nodes_follow_common_crawl_and_www_is_kept_or_stripped() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         keep,
-        "example.source.www\texample.xn--bcher-kva\t1\timg\n\
+        "example.source.www\texample.source.www\t0\tnode\n\
+         example.source.www\texample.xn--bcher-kva\t1\timg\n\
          example.source.www\torg.example.www\t1\ta\n"
     );
     let args = [
@@ -136,7 +147,8 @@ fn host_nodes_follow_common_crawl_and_www_is_kept_or_stripped() {
     let (_, strip, _) = run_paths(&args, &[&input]);
     assert_eq!(
         strip,
-        "example.source\texample.xn--bcher-kva\t1\timg\nexample.source\torg.example\t1\ta\n"
+        "example.source\texample.source\t0\tnode\n\
+         example.source\texample.xn--bcher-kva\t1\timg\nexample.source\torg.example\t1\ta\n"
     );
 }
 
@@ -165,6 +177,7 @@ fn domain_nodes_fold_hosts_by_the_public_suffix_list() {
          uk.co.example\tck.www\t1\ta\n\
          uk.co.example\tio.github.me\t1\timg\n\
          uk.co.example\tio.github.you\t1\timg\n\
+         uk.co.example\tuk.co.example\t0\tnode\n\
          uk.co.example\tuk.co.other\t2\ta\n"
     );
     let s: serde_json::Value =
@@ -249,19 +262,36 @@ fn redirects_link_fields_and_sitemaps_are_typed_outlinks() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         page,
-        "http://a.example/new\thttps://b.example/login?next=%2F\t1\tredirect-302\n\
+        "http://a.example/new\thttp://a.example/new\t0\tnode\n\
+         http://a.example/new\thttps://b.example/login?next=%2F\t1\tredirect-302\n\
          http://a.example/old\thttp://a.example/new\t2\ta,redirect-301\n\
+         http://a.example/old\thttp://a.example/old\t0\tnode\n\
+         http://a.example/page\thttp://a.example/page\t0\tnode\n\
          http://a.example/page\thttp://a.example/s.css\t1\tlink-header\n\
          http://a.example/page\thttps://cdn.example/f.woff2\t1\tlink-header\n\
          http://a.example/page\thttps://cdn.example/i.png\t1\timg\n\
          http://a.example/robots.txt\thttp://a.example/news.xml\t1\tsitemap\n\
+         http://a.example/robots.txt\thttp://a.example/robots.txt\t0\tnode\n\
          http://a.example/robots.txt\thttps://a.example/sitemap.xml\t1\tsitemap\n"
     );
     let args = ["-q", "--format", "edges", "--graph", "host"];
     let (_, hosts, _) = run_paths(&args, &[&input]);
     assert_eq!(
         hosts,
-        "example.a\texample.b\t1\tredirect-302\nexample.a\texample.cdn\t2\timg,link-header\n"
+        "example.a\texample.a\t0\tnode\nexample.a\texample.b\t1\tredirect-302\n\
+         example.a\texample.cdn\t2\timg,link-header\n"
+    );
+    // without record links, every response is still a node (the 302 has no body, no links)
+    let args = ["-q", "--format", "edges", "--no-record-links"];
+    let (_, page, _) = run_paths(&args, &[&input]);
+    assert_eq!(
+        page,
+        "http://a.example/new\thttp://a.example/new\t0\tnode\n\
+         http://a.example/old\thttp://a.example/new\t1\ta\n\
+         http://a.example/old\thttp://a.example/old\t0\tnode\n\
+         http://a.example/page\thttp://a.example/page\t0\tnode\n\
+         http://a.example/page\thttps://cdn.example/i.png\t1\timg\n\
+         http://a.example/robots.txt\thttp://a.example/robots.txt\t0\tnode\n"
     );
 }
 

@@ -21,8 +21,14 @@ fn wat_record(target: &str, json: &str) -> Vec<u8> {
 fn wat() -> Vec<u8> {
     let page = r#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"response","WARC-Target-URI":"http://www.a.example/dir/p"},"Payload-Metadata":{"HTTP-Response-Metadata":{"Response-Message":{"Status":"200"},"Headers":{"Link":"<https://cdn.example/f.woff2>; rel=preload"},"HTML-Metadata":{"Head":{"Base":"/base/","Link":[{"path":"LINK@/href","url":"s.css","rel":"stylesheet"}],"Scripts":[{"path":"SCRIPT@/src","url":"//cdn.example/j.js"}]},"Links":[{"path":"A@/href","url":"../up.html"},{"path":"A@/href","url":"javascript:void(0)"},{"path":"IMG@/src","url":"https://img.example/i.png"},{"path":"A@/href","url":"https://img.example/page"}]}}}}}"#;
     let redirect = r#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"response","WARC-Target-URI":"http://www.a.example/old"},"Payload-Metadata":{"HTTP-Response-Metadata":{"Response-Message":{"Status":"308"},"Headers":{"Location":"https://b.example/new"}}}}}"#;
+    // a response without HTTP metadata is a node all the same (cc-pyspark's self-link); a
+    // request is none
+    let bare = r#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"response","WARC-Target-URI":"http://lonely.example/"},"Payload-Metadata":{}}}"#;
+    let request = r#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"request","WARC-Target-URI":"http://request.example/"},"Payload-Metadata":{}}}"#;
     let mut w = wat_record("http://www.a.example/dir/p", page);
     w.extend(wat_record("http://www.a.example/old", redirect));
+    w.extend(wat_record("http://lonely.example/", bare));
+    w.extend(wat_record("http://request.example/", request));
     w
 }
 
@@ -57,9 +63,11 @@ fn wat_links_are_keyed_against_the_pages_base_and_typed() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         edges,
-        "example.a.www\texample.b\t1\tredirect-308\n\
+        "example.a.www\texample.a.www\t0\tnode\n\
+         example.a.www\texample.b\t1\tredirect-308\n\
          example.a.www\texample.cdn\t2\tscript,link-header\n\
-         example.a.www\texample.img\t2\ta,img\n"
+         example.a.www\texample.img\t2\ta,img\n\
+         example.lonely\texample.lonely\t0\tnode\n"
     );
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();

@@ -46,10 +46,16 @@ pub enum LinkType {
     LinkHeader,
     /// A `Sitemap:` line of a robots.txt.
     Sitemap,
+    /// No link: the mark that makes a visited page (a response record, a WAT record of one, a
+    /// document read as HTML) a node of the graph, links or none, as the row
+    /// `page<TAB>page<TAB>0<TAB>node` (at host level, its host's). cc-pyspark writes such a
+    /// self-link for a page without links ("every visited URL should be a node"); Common
+    /// Crawl's graph files keep the vertex and drop the loop, as `linksieve graph` does.
+    Node,
 }
 
 /// Every type, in the order of their bits (and of their names in a set).
-const ALL: [LinkType; 17] = [
+const ALL: [LinkType; 18] = [
     LinkType::A,
     LinkType::Img,
     LinkType::Script,
@@ -67,6 +73,7 @@ const ALL: [LinkType; 17] = [
     LinkType::Redirect308,
     LinkType::LinkHeader,
     LinkType::Sitemap,
+    LinkType::Node,
 ];
 
 impl LinkType {
@@ -144,6 +151,7 @@ impl LinkType {
             LinkType::Redirect308 => "redirect-308",
             LinkType::LinkHeader => "link-header",
             LinkType::Sitemap => "sitemap",
+            LinkType::Node => "node",
         }
     }
 
@@ -176,7 +184,7 @@ impl LinkTypes {
     /// The set from [`bits`](LinkTypes::bits); bits of no type are dropped.
     ///
     /// ```
-    /// assert_eq!(linksieve_graph::LinkTypes::from_bits(u32::MAX).to_string().split(',').count(), 17);
+    /// assert_eq!(linksieve_graph::LinkTypes::from_bits(u32::MAX).to_string().split(',').count(), 18);
     /// ```
     pub fn from_bits(bits: u32) -> LinkTypes {
         LinkTypes(bits & ((1 << ALL.len()) - 1))

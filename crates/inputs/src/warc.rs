@@ -277,7 +277,8 @@ pub trait Records {
     /// The links a record states outside a payload read as HTML ([`RecordLinks`]: a
     /// redirect's `Location`, `Link` fields, robots.txt `Sitemap:` lines, the links a WAT record
     /// lists), at input offsets, for the caller to resolve; told before its payload is scanned
-    /// (or skipped), only when there are some. The default drops them.
+    /// (or skipped), only when there are some or the record is of a visited URL
+    /// ([`RecordLinks::visited`]). The default drops them.
     fn links(&mut self, h: &WarcHeader, links: RecordLinks) {
         let _ = (h, links);
     }
@@ -355,7 +356,7 @@ pub fn walk(
         let (skipped, failure) = {
             let mut links = RecordLinks::default();
             let payload = payload(&h, &mut block, records, &mut links);
-            if !links.links.is_empty() {
+            if !links.links.is_empty() || links.visited {
                 for l in &mut links.links {
                     l.at += offset;
                 }

@@ -70,6 +70,10 @@ pub struct RecordOutlinks {
     pub page: Option<String>,
     /// The outlinks.
     pub links: Vec<Outlink>,
+    /// Its page is a node of the graph, links or none: a response record, a WAT record of
+    /// one, or an HTML payload read (`run --format edges` writes the row
+    /// `page<TAB>page<TAB>0<TAB>node`; [`linksieve_graph::LinkType::Node`]).
+    pub node: bool,
     /// Why its payload could not be read to the end (what was read before is in `links`).
     pub failure: Option<String>,
 }
@@ -269,6 +273,7 @@ impl<F: FnMut(RecordOutlinks) -> bool> RecordReader<'_, F> {
         let opts = self.opts;
         let url = Self::address(None, h);
         self.set_page(url.as_ref());
+        self.record().node = true;
         let doc = read_document(
             &bytes,
             &DocumentOptions {
@@ -338,12 +343,16 @@ impl<F: FnMut(RecordOutlinks) -> bool> Records for RecordReader<'_, F> {
     }
     fn skip(&mut self, _why: &str, _n: u64) {}
     fn coding(&mut self, _what: String) {}
-    fn links(&mut self, h: &WarcHeader, links: RecordLinks) {
+    fn links(&mut self, h: &WarcHeader, mut links: RecordLinks) {
         if !self.opts.record_links {
+            links.links.clear();
+        }
+        if links.links.is_empty() && !links.visited {
             return;
         }
         let url = Self::address(links.target.as_deref(), h);
         self.set_page(url.as_ref());
+        self.record().node |= links.visited;
         let base = RecordBase::new(url, &links);
         let (keyer, max_len) = (&self.opts.keyer, self.opts.scan.max_link_len);
         let mut out = Vec::with_capacity(links.links.len());

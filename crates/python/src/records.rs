@@ -107,7 +107,7 @@ impl From<RustOutlink> for Outlink {
 /// >>> (r.type, r.target_uri, r.page, r.offset, len(r.links))
 /// ('response', 'http://a.example/', 'http://a.example/', 0, 2)
 /// >>> r.edges("host")
-/// [('example.a', 'example.b')]
+/// [('example.a', 'example.a'), ('example.a', 'example.b')]
 #[pyclass(module = "linksieve", frozen)]
 #[derive(Debug)]
 pub(crate) struct Record {
@@ -133,6 +133,8 @@ pub(crate) struct Record {
     error: Option<String>,
     /// The links' keys, for `edges`.
     keys: Vec<Option<String>>,
+    /// Its page is a node even without links (`RecordOutlinks::node`), for `edges`.
+    node: bool,
 }
 
 #[pymethods]
@@ -141,7 +143,10 @@ impl Record {
     /// counts them: (source node, target node) pairs, each once, in the order first found;
     /// `page`: keys (a link to itself included); `host`: reversed host names, `domain`:
     /// reversed registered domains (links within one are no edge). A link without a key, or
-    /// whose key has no node, is no edge; nor is any link of a record without a page.
+    /// whose key has no node, is no edge; nor is any link of a record without a page. First,
+    /// for a response (or a WAT record of one, or an HTML payload), its own node as
+    /// (source, source): `run`'s `node` row, which makes a page without links a vertex of the
+    /// graph, as cc-pyspark's self-link does.
     ///
     /// >>> import linksieve
     /// >>> body = b"HTTP/1.1 301 Moved\r\nLocation: http://b.example/\r\n\r\n"
@@ -152,7 +157,7 @@ impl Record {
     /// >>> [l.type for l in r.links]
     /// ['redirect-301']
     /// >>> r.edges()
-    /// [('http://a.example/', 'http://b.example/')]
+    /// [('http://a.example/', 'http://a.example/'), ('http://a.example/', 'http://b.example/')]
     #[pyo3(signature = (graph="page", www="keep"))]
     fn edges(&self, graph: &str, www: &str) -> PyResult<Vec<(String, String)>> {
         let graph = match graph {
@@ -184,6 +189,10 @@ impl Record {
         };
         let mut seen = HashSet::new();
         let mut edges = Vec::new();
+        if self.node {
+            seen.insert(source.clone());
+            edges.push((source.to_string(), source.to_string()));
+        }
         for key in self.keys.iter().flatten() {
             if let Some(target) = graph.node(key, www)
                 && (graph == Graph::Page || target != source)
@@ -229,6 +238,7 @@ impl Record {
             links: PyTuple::new(py, links)?.unbind(),
             error: r.failure,
             keys,
+            node: r.node,
         })
     }
 }

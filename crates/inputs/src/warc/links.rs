@@ -64,7 +64,7 @@ use std::borrow::Cow;
 ///
 /// ```
 /// let r = linksieve_inputs::RecordLinks::default();
-/// assert!(r.links.is_empty() && r.base.is_none() && !r.document);
+/// assert!(r.links.is_empty() && r.base.is_none() && !r.document && !r.visited);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RecordLinks {
@@ -79,6 +79,11 @@ pub struct RecordLinks {
     pub target: Option<String>,
     /// The links are those of an HTML document (a WAT record's `HTML-Metadata`).
     pub document: bool,
+    /// The record is of a visited URL: a `response` record, or a WAT record describing one.
+    /// cc-pyspark makes each such URL a node of its graphs, links or none
+    /// (`wat_extract_links.py`: "every visited URL should be a node"); [`walk`](crate::walk)
+    /// tells such a record's links even when it has none.
+    pub visited: bool,
 }
 
 impl RecordLinkKind {

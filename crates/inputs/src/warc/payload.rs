@@ -87,7 +87,7 @@ pub(crate) fn payload<'a>(
     let skip = |why: &str| Ok(Payload::Skip(format!("WARC {kind} records{why}")));
     let content_type = h.content_type.as_deref().unwrap_or("");
     match kind {
-        "response" => {}
+        "response" => links.visited = true,
         "metadata" if is_wat(h) => {
             // Common Crawl's WAT: the links its JSON lists; in `all`, its text scanned too
             let json = read_up_to(block, MAX_WAT + 1)?;

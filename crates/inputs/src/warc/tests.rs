@@ -349,6 +349,50 @@ fn wat_records_give_the_links_cc_pyspark_takes() {
 }
 
 #[test]
+fn every_response_is_told_as_visited_links_or_none() {
+    let mut warc = response(
+        "http://a.example/i.png",
+        b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n\x89PNG",
+    );
+    warc.extend(response(
+        "dns:a.example",
+        b"20261128 a.example. 300 IN A 192.0.2.1",
+    ));
+    // a request and a resource are no visit; a WAT request envelope neither, a response one is
+    warc.extend(
+        b"WARC/1.1\r\nWARC-Type: request\r\nWARC-Target-URI: http://a.example/\r\n\
+          Content-Length: 0\r\n\r\n\r\n\r\n",
+    );
+    warc.extend(
+        b"WARC/1.1\r\nWARC-Type: resource\r\nWARC-Target-URI: http://a.example/r\r\n\
+          Content-Type: text/plain\r\nContent-Length: 0\r\n\r\n\r\n\r\n",
+    );
+    warc.extend(wat_record(
+        "http://a.example/",
+        r#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"request","WARC-Target-URI":"http://a.example/"}}}"#,
+    ));
+    warc.extend(wat_record(
+        "http://b.example/",
+        r#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"response","WARC-Target-URI":"http://b.example/"}}}"#,
+    ));
+    let mut all = AllLinks::default();
+    walk(&mut warc.as_slice(), WarcRecords::Content, &mut all).unwrap();
+    let told: Vec<_> = all
+        .0
+        .iter()
+        .map(|r| (r.visited, r.links.len(), r.target.as_deref()))
+        .collect();
+    assert_eq!(
+        told,
+        [
+            (true, 0, None),
+            (true, 0, None),
+            (true, 0, Some("http://b.example/"))
+        ]
+    );
+}
+
+#[test]
 fn wat_fields_of_another_type_read_as_absent() {
     // a writer's list for `rel`, a number for a `url`, null for `Base`: the record still reads
     let json = r#"{"Envelope":{"WARC-Header-Metadata":{"WARC-Type":"response","WARC-Target-URI":"http://a.example/"},"Payload-Metadata":{"HTTP-Response-Metadata":{"HTML-Metadata":{"Head":{"Base":null},"Links":[{"path":"A@/href","url":7},{"path":"A@/href","url":"/x","rel":["a","b"],"text":{"nested":[1,2]}},{"path":"VIDEO@/Poster","url":"/v.png"}]}}}}}"#;

@@ -285,13 +285,15 @@ pub(crate) fn wat_links(json: &[u8], out: &mut RecordLinks) -> io::Result<()> {
     let wat: Wat = serde_json::from_slice(json)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("WAT JSON: {e}")))?;
     let Envelope { warc, payload } = wat.envelope;
-    let Some(http) = payload.http else {
-        return Ok(());
-    };
     if warc.kind.as_deref() != Some("response") {
         return Ok(());
     }
+    // a visited URL, with links or not (cc-pyspark: a node even without HTTP metadata)
     out.target = warc.target;
+    out.visited = true;
+    let Some(http) = payload.http else {
+        return Ok(());
+    };
     let mut c = Collector { json, from: 0, out };
     let status = http
         .message

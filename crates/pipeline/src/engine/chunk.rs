@@ -146,6 +146,10 @@ pub(super) struct ChunkOut {
     /// `--format edges`: the document's own key (its address keyed), the source of its edges;
     /// `None` for a document without an address (or one that has no key).
     pub(super) page: Option<String>,
+    /// `--format edges`: its page is a node of the graph even if it links nowhere (a row
+    /// `page<TAB>page<TAB>0<TAB>node`): a document read as HTML, or a record of a visited URL
+    /// (`linksieve_inputs::RecordLinks::visited`), as cc-pyspark makes every visited URL one.
+    pub(super) node: bool,
     /// The encoding it was decoded with (for the summary).
     pub(super) encoding: Option<&'static str>,
     /// The last range of a file whose encoding was decided late: the sink counts the file's

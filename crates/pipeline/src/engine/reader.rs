@@ -529,8 +529,13 @@ impl linksieve_inputs::Records for WarcInput<'_, '_, '_> {
             .unwrap_or(self.reader.opts.scan.encoding);
         self.reader.stream(&meta, reader, at, choice).map(|_| ())
     }
-    fn links(&mut self, h: &WarcHeader, links: RecordLinks) {
-        if self.reader.opts.record_links {
+    fn links(&mut self, h: &WarcHeader, mut links: RecordLinks) {
+        if !self.reader.opts.record_links {
+            links.links.clear();
+        }
+        // a visited URL without links still makes a node of the edges' graph
+        let node = links.visited && self.reader.opts.format == OutputFormat::Edges;
+        if !links.links.is_empty() || node {
             // a WAT record names the page it describes
             let url = match links.target.as_deref().map(WebUrl::parse) {
                 Some(Ok(u)) => Some(u),

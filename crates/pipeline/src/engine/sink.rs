@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::delivery::Recorder;
-use linksieve_graph::Graph;
+use linksieve_graph::{Graph, LinkType};
 
 /// The rungs that can lie below the chosen one; rung `i` is tag `i` of the sink's Bloom filter.
 pub(super) const LOWER_RUNGS: [Rung; 3] = [Rung::String, Rung::Syntax, Rung::Scheme];
@@ -396,6 +396,10 @@ impl<'a> Sink<'a> {
         };
         // a record's header links and sitemaps come in a chunk of their own (no document)
         stats.documents += u64::from(c.document);
+        if c.node {
+            set.add(&source, &source, LinkType::Node.into(), 0)
+                .map_err(RunError::Edges)?;
+        }
         for item in &c.items {
             let n = 1 + u64::from(item.repeats);
             match node(c.key(item)) {

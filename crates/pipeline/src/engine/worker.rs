@@ -267,6 +267,7 @@ impl Worker<'_> {
             },
         );
         self.out.document = true;
+        self.out.node = true;
         self.out.outlinks = doc.stats;
         self.out.encoding = Some(doc.encoding.name());
         self.out.malformed = doc.malformed;
@@ -350,6 +351,7 @@ impl Worker<'_> {
         }
         // a WAT record's links are those of an HTML document: its base applies to them
         self.out.document = links.document;
+        self.out.node = links.visited;
         let base = crate::records::RecordBase::new(url, &links);
         for l in links.links {
             let stats = &mut self.out.record_links;

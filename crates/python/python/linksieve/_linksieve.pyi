@@ -264,7 +264,8 @@ class Record:
         graph: Literal["page", "host", "domain"] = "page",
         www: Literal["keep", "strip"] = "keep",
     ) -> list[tuple[str, str]]:
-        """(source node, target node) pairs, each once, as run --format edges counts them."""
+        """(source node, target node) pairs, each once, as run --format edges counts them
+        (a visited page's own node first, as (source, source))."""
 
 @final
 class Records:
