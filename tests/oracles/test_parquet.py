@@ -78,3 +78,45 @@ def test_graph_tables_in_duckdb_are_the_text_files(run, tmp_path):
         f"JOIN '{table}/vertices.parquet' v ON e.t = v.id "
         "GROUP BY v.name ORDER BY backlinks DESC, v.name LIMIT 3").fetchall()
     assert top[0][0].startswith("com.h")
+
+
+def test_graph_check_reads_tables_duckdb_wrote(run, tmp_path):
+    """`graph --check` on Parquet graph tables written by DuckDB (not by linksieve): the sorted
+    tables pass, and each broken rule fails (exit 1) naming the table and the row."""
+
+    def tables(name, vertices, edges):
+        d = tmp_path / name
+        d.mkdir()
+        v = ", ".join(f"({i}, '{n}')" for i, n in vertices) or "(0, 'x')"
+        e = ", ".join(f"({s}, {t})" for s, t in edges) or "(0, 0)"
+        where = "" if vertices else " WHERE false"
+        duckdb.sql(f"COPY (SELECT * FROM (VALUES {v}) AS v(id, name){where}) "
+                   f"TO '{d}/vertices.parquet' (FORMAT parquet)")
+        where = "" if edges else " WHERE false"
+        duckdb.sql(f"COPY (SELECT * FROM (VALUES {e}) AS e(s, t){where}) "
+                   f"TO '{d}/edges.parquet' (FORMAT parquet)")
+        return d
+
+    names = [(0, "com.a"), (1, "com.b"), (2, "org.a")]
+    ok = tables("ok", names, [(0, 1), (0, 2), (2, 0)])
+    r = run("graph", "--check", ok, check_status=0)
+    assert "3 vertices, 3 edges" in r.stderr
+    assert run("graph", "-q", "--check", tables("empty", [], []), check_status=0)
+    for name, vertices, edges, why in [
+        ("names", [(0, "com.b"), (1, "com.a")], [], "vertices.parquet row 2: vertices not sorted"),
+        ("ids", [(0, "com.a"), (2, "com.b")], [], "vertices.parquet row 2: ID \"2\" where 1"),
+        ("order", names, [(0, 2), (0, 1)], "edges.parquet row 2: edges not sorted"),
+        ("loop", names, [(1, 1)], "edges.parquet row 1: a self-loop on 1"),
+        ("dangling", names, [(0, 3)], "edges.parquet row 1: \"3\" is no vertex ID"),
+    ]:
+        r = run("graph", "--check", tables(name, vertices, edges), check_status=1)
+        assert why in r.stderr, (name, r.stderr)
+    # linksieve's own tables pass, and a table without the layout's columns is refused
+    rows = tmp_path / "rows.tsv"
+    rows.write_text("org.b\tcom.a\t2\ncom.a\torg.b\t1\ncom.a\tcom.a\t0\n")
+    own = tmp_path / "own"
+    run("graph", "-q", "--format", "parquet", "--out", own, rows, check_status=0)
+    assert "2 vertices, 2 edges" in run("graph", "--check", own, check_status=0).stderr
+    duckdb.sql(f"COPY (SELECT 0 AS id, 'com.a' AS label) TO '{ok}/vertices.parquet' "
+               "(FORMAT parquet)")
+    assert "no column \"name\"" in run("graph", "--check", ok, check_status=1).stderr

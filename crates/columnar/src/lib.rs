@@ -82,7 +82,7 @@ pub enum Value<'a> {
     Fingerprint(u128),
 }
 
-/// Why a table could not be written.
+/// Why a table could not be written or read.
 ///
 /// ```
 /// let e = linksieve_columnar::ColumnarError::Row("2 values for 3 columns".into());
@@ -99,7 +99,22 @@ pub enum ColumnarError {
     /// The output failed.
     #[error(transparent)]
     Io(#[from] io::Error),
+    /// A table read ([`read_table`]) lacks a column, or has it of another type.
+    #[error("{0}")]
+    Schema(String),
+    /// A row read ([`read_table`]) was refused: a null where a value is due, or by the
+    /// caller.
+    #[error("row {row}: {why}")]
+    Rejected {
+        /// The row's number, from 1.
+        row: u64,
+        /// Why.
+        why: String,
+    },
 }
+
+mod read;
+pub use read::read_table;
 
 /// One column's values of the row group being filled.
 enum Values {

@@ -247,7 +247,11 @@ fn parquet_tables<W: Write>(
     )))
 }
 
-/// Checks the graph folder `dir` ([`check_graph_files`] on its two files, gzip or plain).
+/// Checks the graph folder `dir`: [`check_graph_files`] on its two text files (gzip or
+/// plain), and the same rules on its Parquet tables ([`VERTICES_PARQUET`], [`EDGES_PARQUET`]:
+/// IDs from 0, names strictly increasing, edges between vertices, no self-loop, pairs strictly
+/// increasing), whichever layout it holds (both when it holds both); with neither, the text
+/// files' absence is the error.
 ///
 /// ```
 /// let dir = std::env::temp_dir().join(format!("ls-graph-check-{}", std::process::id()));
@@ -259,14 +263,13 @@ fn parquet_tables<W: Write>(
 /// std::fs::remove_dir_all(dir).unwrap();
 /// ```
 pub fn check_graph_dir(dir: &Path) -> Result<GraphFileTotals, GraphError> {
+    let parquet = dir.join(VERTICES_PARQUET).exists();
+    if parquet && !dir.join(VERTICES_FILE).exists() {
+        return check_parquet(dir);
+    }
     let open = |name: &str| -> Result<Box<dyn BufRead>, GraphError> {
         let path = dir.join(name);
-        let file = std::fs::File::open(&path).map_err(|source| GraphError::Io {
-            op: "read",
-            path: path.clone(),
-            source,
-        })?;
-        let mut r = BufReader::with_capacity(1 << 16, file);
+        let mut r = BufReader::with_capacity(1 << 16, open_file(&path)?);
         let gzip = r
             .fill_buf()
             .map_err(|source| GraphError::Io {
@@ -281,5 +284,67 @@ pub fn check_graph_dir(dir: &Path) -> Result<GraphFileTotals, GraphError> {
             Box::new(r)
         })
     };
-    check_graph_files(&mut open(VERTICES_FILE)?, &mut open(EDGES_FILE)?)
+    let totals = check_graph_files(&mut open(VERTICES_FILE)?, &mut open(EDGES_FILE)?)?;
+    if parquet {
+        check_parquet(dir)?;
+    }
+    Ok(totals)
+}
+
+fn open_file(path: &Path) -> Result<std::fs::File, GraphError> {
+    std::fs::File::open(path).map_err(|source| GraphError::Io {
+        op: "read",
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// The rules of [`check_graph_files`] on a folder's Parquet tables (`id`, `name`; `s`, `t`).
+#[cfg(feature = "parquet")]
+fn check_parquet(dir: &Path) -> Result<GraphFileTotals, GraphError> {
+    use linksieve_columnar::{Column, ColumnarError, Value, read_table};
+    let read = |file: &'static str,
+                cols: &[Column],
+                each: &mut dyn FnMut(&[Value<'_>]) -> Result<(), String>|
+     -> Result<(), GraphError> {
+        let path = dir.join(file);
+        let rows = read_table(open_file(&path)?, cols, |_, row| each(row));
+        rows.map(drop).map_err(|e| match e {
+            ColumnarError::Rejected { row, why } => GraphError::InvalidRow { file, row, why },
+            e => GraphError::Io {
+                op: "read",
+                path,
+                source: io::Error::other(e),
+            },
+        })
+    };
+    let mut check = crate::files::GraphCheck::default();
+    let vertex_cols = [Column::Int("id"), Column::Str("name")];
+    read(VERTICES_PARQUET, &vertex_cols, &mut |row| match row {
+        [Value::Int(id), Value::Str(name)] => {
+            check.vertex(u64::try_from(*id).ok(), &id.to_string(), name)
+        }
+        _ => Err("not an (id, name) row".to_owned()),
+    })?;
+    read(
+        EDGES_PARQUET,
+        &[Column::Int("s"), Column::Int("t")],
+        &mut |row| match row {
+            [Value::Int(s), Value::Int(t)] => {
+                let s = check.id(u64::try_from(*s).ok(), &s.to_string())?;
+                let t = check.id(u64::try_from(*t).ok(), &t.to_string())?;
+                check.edge(s, t)
+            }
+            _ => Err("not an (s, t) row".to_owned()),
+        },
+    )?;
+    Ok(check.totals)
+}
+
+/// Without the `parquet` feature: an error.
+#[cfg(not(feature = "parquet"))]
+fn check_parquet(_dir: &Path) -> Result<GraphFileTotals, GraphError> {
+    Err(GraphError::Input(io::Error::other(
+        "this linksieve was built without the `parquet` feature: its Parquet tables are not read",
+    )))
 }

@@ -47,6 +47,16 @@ pub enum GraphError {
         /// The rule it breaks.
         why: String,
     },
+    /// A graph's Parquet table breaks a rule of the layout (`check_graph_dir`).
+    #[error("{file} row {row}: {why}")]
+    InvalidRow {
+        /// `vertices.parquet` or `edges.parquet`.
+        file: &'static str,
+        /// The row (from 1).
+        row: u64,
+        /// The rule it breaks.
+        why: String,
+    },
 }
 
 /// One edge, as [`EdgeSet::finish`] hands it out: each (source, target) pair once, with the

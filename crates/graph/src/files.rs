@@ -346,47 +346,88 @@ pub fn check_graph_files(
     vertices: &mut dyn BufRead,
     edges: &mut dyn BufRead,
 ) -> Result<GraphFileTotals, GraphError> {
-    let mut totals = GraphFileTotals::default();
     let invalid = |file, line, why| GraphError::Invalid { file, line, why };
-    let mut order = Ascending::new("vertices");
     let unread = |file, at, e: io::Error| invalid(file, at, format!("cannot be read: {e}"));
+    let mut check = GraphCheck::default();
     for (n, line) in vertices.lines().enumerate() {
         let at = n as u64 + 1;
         let line = line.map_err(|e| unread("vertices", at, e))?;
         let (id, name) = line
             .split_once('\t')
             .ok_or_else(|| invalid("vertices", at, "no tab".to_owned()))?;
-        if id.parse::<u64>().ok() != Some(totals.vertices) {
-            let why = format!("ID {id:?} where {} was due", totals.vertices);
-            return Err(invalid("vertices", at, why));
-        }
-        order
-            .next(name.to_owned())
+        check
+            .vertex(id.parse().ok(), id, name)
             .map_err(|why| invalid("vertices", at, why))?;
-        totals.vertices += 1;
     }
-    let mut order = Ascending::new("edges");
     for (n, line) in edges.lines().enumerate() {
         let at = n as u64 + 1;
         let line = line.map_err(|e| unread("edges", at, e))?;
         let mut cols = line.split('\t');
-        let mut id = || -> Result<u64, GraphError> {
+        let mut id = || {
             let col = cols.next().unwrap_or("");
-            match col.parse::<u64>() {
-                Ok(id) if id < totals.vertices => Ok(id),
-                _ => Err(invalid("edges", at, format!("{col:?} is no vertex ID"))),
-            }
+            check.id(col.parse().ok(), col)
         };
-        let (s, t) = (id()?, id()?);
-        if s == t {
-            return Err(invalid("edges", at, format!("a self-loop on {s}")));
-        }
-        order
-            .next((s, t))
+        let (s, t) = (id(), id());
+        s.and_then(|s| check.edge(s, t?))
             .map_err(|why| invalid("edges", at, why))?;
-        totals.edges += 1;
     }
-    Ok(totals)
+    Ok(check.totals)
+}
+
+/// The rules of graph files, row by row, whatever their layout (text lines, Parquet rows):
+/// the vertices first, then the edges.
+pub(crate) struct GraphCheck {
+    pub(crate) totals: GraphFileTotals,
+    names: Ascending<String>,
+    pairs: Ascending<(u64, u64)>,
+}
+
+impl Default for GraphCheck {
+    fn default() -> GraphCheck {
+        GraphCheck {
+            totals: GraphFileTotals::default(),
+            names: Ascending::new("vertices"),
+            pairs: Ascending::new("edges"),
+        }
+    }
+}
+
+impl GraphCheck {
+    /// A vertex: its ID (`None`: not a whole number), as written (`shown`), and its name.
+    pub(crate) fn vertex(
+        &mut self,
+        id: Option<u64>,
+        shown: &str,
+        name: &str,
+    ) -> Result<(), String> {
+        if id != Some(self.totals.vertices) {
+            return Err(format!(
+                "ID {shown:?} where {} was due",
+                self.totals.vertices
+            ));
+        }
+        self.names.next(name.to_owned())?;
+        self.totals.vertices += 1;
+        Ok(())
+    }
+
+    /// An edge's end: a vertex ID (`None`: not a whole number), as written (`shown`).
+    pub(crate) fn id(&self, id: Option<u64>, shown: &str) -> Result<u64, String> {
+        match id {
+            Some(id) if id < self.totals.vertices => Ok(id),
+            _ => Err(format!("{shown:?} is no vertex ID")),
+        }
+    }
+
+    /// An edge between two vertex IDs.
+    pub(crate) fn edge(&mut self, s: u64, t: u64) -> Result<(), String> {
+        if s == t {
+            return Err(format!("a self-loop on {s}"));
+        }
+        self.pairs.next((s, t))?;
+        self.totals.edges += 1;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
