@@ -454,6 +454,25 @@ def test_scrapys_requests_seen_is_imported_once(tmp_path, sequence, caplog):
     df.close("shutdown")
 
 
+def test_requests_seen_is_read_without_scrapys_reader(tmp_path, sequence, monkeypatch):
+    """The fallback for a Scrapy without `_read_fingerprints` (before 2.19), whose
+    RFPDupeFilter wrote a hex line per fingerprint: those lines read as the fingerprints that
+    Scrapy's own reader gives of the file today's RFPDupeFilter writes."""
+    import scrapy.dupefilters
+
+    from linksieve.scrapy import _read_scrapy_seen
+
+    rfp = RFPDupeFilter(str(tmp_path))
+    answers(rfp, sequence[:500])
+    rfp.close("shutdown")
+    theirs = _read_scrapy_seen(str(tmp_path / "requests.seen"))
+    assert len(theirs) == len({scrapy_fingerprint(r) for r in sequence[:500]})
+    old = tmp_path / "old.seen"
+    old.write_text("".join(fp.hex() + "\n" for fp in theirs))
+    monkeypatch.delattr(scrapy.dupefilters, "_read_fingerprints")
+    assert _read_scrapy_seen(str(old)) == theirs
+
+
 def crawler_with(dupefilter, **settings):
     crawler = get_crawler(settings_dict={
         "DUPEFILTER_CLASS": dupefilter,

@@ -66,3 +66,13 @@ def test_wrong_use_is_refused(tmp_path):
     for i, (what, line) in enumerate(BAD.items()):
         p = run_mypy("import linksieve\n" + line + "\n", tmp_path, f"bad{i}")
         assert p.returncode == 1 and "error:" in p.stdout, (what, p.stdout)
+
+
+def test_the_package_checks_strict(tmp_path):
+    """The package's own Python (`__init__`, `scrapy`, the link extractor) under `--strict`."""
+    p = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+         "--cache-dir", str(tmp_path / ".mypy"), "-p", "linksieve"],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert p.returncode == 0, p.stdout

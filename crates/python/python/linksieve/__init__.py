@@ -170,7 +170,7 @@ def _piece(pa: Any, arr: Any, options: dict[str, Any], base: int) -> Any:
         view = memoryview(offsets).cast("q" if large else "i")
         first, last = view[skip], view[skip + n]
     errors = options.get("errors")
-    mine = [] if errors is not None else None
+    mine: list[tuple[int, str]] | None = [] if errors is not None else None
     out_validity, out_offsets, out_data, nulls = _linksieve._normalize_arrow(
         validity.slice(start // 8, (skip + n + 7) // 8).to_pybytes()
         if validity is not None and arr.null_count
@@ -183,7 +183,7 @@ def _piece(pa: Any, arr: Any, options: dict[str, Any], base: int) -> Any:
         first,
         **{**options, "errors": mine},
     )
-    if errors is not None:
+    if errors is not None and mine is not None:
         errors.extend((base + i, e) for i, e in mine)
     buffers = [
         pa.py_buffer(out_validity) if out_validity is not None else None,

@@ -59,7 +59,7 @@ import json
 import logging
 import os
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from w3lib.url import canonicalize_url
 
@@ -120,7 +120,8 @@ class RequestFingerprinter:
         self._cache: weakref.WeakKeyDictionary[Request, bytes] = weakref.WeakKeyDictionary()
         ident = linksieve.identity(**({"profile": profile} if profile else {"level": level}))
         #: What the fingerprints are: the recipe and the key identity (stored by DupeFilter).
-        self.identity = "scrapy-sha1 " + (ident["profile"] or f"{ident['rung']}/{input}")
+        recipe = ident["profile"] or f"{ident['rung']}/{input}"
+        self.identity = f"scrapy-sha1 {recipe}"
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RequestFingerprinter:
@@ -166,11 +167,11 @@ def _read_scrapy_seen(path: str) -> list[bytes]:
     with open(path, "rb") as f:
         data = f.read()
     try:
-        from scrapy.dupefilters import _read_fingerprints  # type: ignore[attr-defined]
+        from scrapy.dupefilters import _read_fingerprints
 
         return list(_read_fingerprints(data))
     except ImportError:
-        return [bytes.fromhex(line) for line in data.split() if line]
+        return [bytes.fromhex(line.decode("ascii")) for line in data.split() if line]
 
 
 def _fsync_tree(folder: str) -> None:
@@ -286,7 +287,8 @@ class DupeFilter:
             if kind == "approx":
                 self.seen = linksieve.SeenSet("approx", expected=expected, fp_rate=fp_rate)
             else:
-                self.seen = linksieve.SeenSet(kind)
+                # any other kind is SeenSet's to refuse (a ValueError naming the kinds)
+                self.seen = linksieve.SeenSet(cast(Any, kind))
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DupeFilter:
@@ -411,4 +413,4 @@ class Scheduler(_scheduler_base()):  # type: ignore[misc]
                 record = getattr(self.df, "record_redirect", None)
                 if record is not None:
                     record(request)
-        return super().enqueue_request(request)
+        return bool(super().enqueue_request(request))
