@@ -66,8 +66,8 @@ LIBRARIES = {
 }
 
 
-def kasztp():
-    text = (DATA / "url-list-kasztp.txt").read_text(encoding="utf-8-sig")
+def kasztp(name="url-list-kasztp.txt"):
+    text = (DATA / name).read_text(encoding="utf-8-sig")
     return [line for line in text.split("\n") if line]
 
 
@@ -103,7 +103,9 @@ def scanned(linksieve, what):
     return [json.loads(line)["link"] for line in p.stdout.splitlines()]
 
 
-SOURCES = ["kasztp", "referers", "linux-doc", "legacy"]
+# kasztp-non-normal: the same links made non-normal (an upper-case scheme or host, a default
+# port, a dot segment, a lower-case escape: benches/make-non-normal.py), the profiles' slow paths
+SOURCES = ["kasztp", "kasztp-non-normal", "referers", "linux-doc", "legacy"]
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +113,7 @@ def urls(linksieve):
     """source -> its distinct URLs, in first-seen order."""
     lists = {
         "kasztp": kasztp(),
+        "kasztp-non-normal": kasztp("url-list-kasztp-non-normal.txt"),
         "referers": referers(),
         "linux-doc": scanned(linksieve, "linux-doc"),
         "legacy": scanned(linksieve, "legacy"),

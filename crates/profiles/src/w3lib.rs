@@ -68,20 +68,30 @@ pub(super) fn canonicalize_str(
     if fast::try_push_str(input, o, out) {
         return Ok(());
     }
-    canonicalize_full(input.as_bytes(), o, out)
+    full(input.as_bytes(), Some(input), o, out)
 }
 
 /// [`canonicalize`] without the fast path: every rule, for every input.
 fn canonicalize_full(input: &[u8], o: &ProfileOptions, out: &mut String) -> Result<(), Reject> {
+    full(input, std::str::from_utf8(input).ok(), o, out)
+}
+
+/// [`canonicalize_full`] of `input`, which is the text `text` where it is UTF-8.
+fn full(
+    input: &[u8],
+    text: Option<&str>,
+    o: &ProfileOptions,
+    out: &mut String,
+) -> Result<(), Reject> {
     let start = out.len();
-    let retry = match attempt(input, o.encoding, o, out) {
+    let retry = match attempt(input, text, o.encoding, o, out) {
         Ok(()) => return Ok(()),
         Err(Fail::Reject(r)) => return Err(r),
         Err(Fail::Encode) => o.encoding != UTF_8,
     };
     out.truncate(start);
     if retry {
-        match attempt(input, UTF_8, o, out) {
+        match attempt(input, text, UTF_8, o, out) {
             Ok(()) => return Ok(()),
             Err(Fail::Reject(r)) => return Err(r),
             Err(Fail::Encode) => {}
@@ -90,18 +100,19 @@ fn canonicalize_full(input: &[u8], o: &ProfileOptions, out: &mut String) -> Resu
     Err(Reject::new("UnicodeEncodeError: non-ASCII IPv6 host", None))
 }
 
-/// One attempt of `canonicalize_url` under one encoding.
+/// One attempt of `canonicalize_url` under one encoding (`text`: the input where it is UTF-8).
 fn attempt(
     input: &[u8],
+    text: Option<&str>,
     enc: &'static Encoding,
     o: &ProfileOptions,
     out: &mut String,
 ) -> Result<(), Fail> {
     // w3lib 2.5.0 url.py _safe_url_split: to_unicode(url, encoding, errors="percentencode").
     // Valid UTF-8 is read as the text it is (a Python str); other input as bytes.
-    let text: Cow<'_, str> = match std::str::from_utf8(input) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => Cow::Owned(decode_percentencode(input, enc)),
+    let text: Cow<'_, str> = match text {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(decode_percentencode(input, enc)),
     };
     // w3lib 2.5.0 _url.py _strip, then _urlsplit's own tab/newline removal and lstrip.
     let s = strip(&text);
@@ -128,24 +139,12 @@ struct Parts<'a> {
 /// w3lib 2.5.0 _url.py `_urlsplit`, after the scheme (and the backslash rewriting).
 fn split(url: &str) -> Result<Parts<'_>, Fail> {
     let b = url.as_bytes();
-    let has_authority = url.starts_with("//");
-    let scan = if has_authority { 2 } else { 0 };
-    let find = |c: u8| {
-        b[scan.min(b.len())..]
-            .iter()
-            .position(|&x| x == c)
-            .map(|p| p + scan)
-    };
-    let (question, hash) = (find(b'?'), find(b'#'));
-    let (netloc, bracketed, rest) = if has_authority {
-        let delim = [find(b'/'), question, hash]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or(b.len());
+    let (netloc, bracketed, rest) = if url.starts_with("//") {
+        // the first "/", "?" or "#" after "//"
+        let delim = memchr::memchr3(b'/', b'?', b'#', &b[2..]).map_or(b.len(), |p| p + 2);
         let netloc = &url[2..delim];
-        let open = netloc.contains('[');
-        let close = netloc.contains(']');
+        let open = memchr::memchr(b'[', netloc.as_bytes()).is_some();
+        let close = memchr::memchr(b']', netloc.as_bytes()).is_some();
         if open != close {
             return Err(value_error("Invalid IPv6 URL"));
         }
@@ -154,11 +153,11 @@ fn split(url: &str) -> Result<Parts<'_>, Fail> {
         (None, false, url)
     };
     // The fragment first, then the query: a "?" after the "#" gives no query.
-    let (before_hash, fragment) = match rest.find('#') {
+    let (before_hash, fragment) = match memchr::memchr(b'#', rest.as_bytes()) {
         Some(h) => (&rest[..h], &rest[h + 1..]),
         None => (rest, ""),
     };
-    let (path, query) = match before_hash.find('?') {
+    let (path, query) = match memchr::memchr(b'?', before_hash.as_bytes()) {
         Some(q) => (&before_hash[..q], &before_hash[q + 1..]),
         None => (before_hash, ""),
     };
@@ -202,8 +201,8 @@ impl Writer<'_> {
         // _split_params: a ";" in the last segment starts the params (RFC 2396 3.3).
         let (path, params) = match uses_params(scheme) {
             true => {
-                let last = p.path.rfind('/').map_or(0, |i| i + 1);
-                match p.path[last..].find(';') {
+                let last = memchr::memrchr(b'/', p.path.as_bytes()).map_or(0, |i| i + 1);
+                match memchr::memchr(b';', &p.path.as_bytes()[last..]) {
                     Some(i) => (&p.path[..last + i], Some(&p.path[last + i + 1..])),
                     None => (p.path, None),
                 }
@@ -216,9 +215,8 @@ impl Writer<'_> {
         } else {
             path::push(path.as_bytes(), out);
             if out.as_bytes()[path_at] == b'/' && path::has_dot_segment(&out[path_at..]) {
-                let resolved = path::remove_dot_segments(&out[path_at..]);
-                out.truncate(path_at);
-                out.push_str(&resolved);
+                let written = out.split_off(path_at);
+                path::push_without_dot_segments(&written, out);
             }
         }
         if let Some(params) = params.filter(|s| !s.is_empty()) {
@@ -317,8 +315,12 @@ fn decode_percentencode(input: &[u8], enc: &'static Encoding) -> String {
 /// w3lib 2.5.0 _url.py `_strip` and the start of `_urlsplit`: C0 controls and spaces off both
 /// ends, every tab, LF and CR removed (URL Standard "basic URL parser" steps 1 to 3).
 fn strip(s: &str) -> Cow<'_, str> {
-    let t = s.trim_matches(|c: char| c <= ' ');
-    if t.bytes().any(|b| matches!(b, b'\t' | b'\n' | b'\r')) {
+    // the characters up to U+0020 are the bytes up to 0x20: trimmed bytes end on boundaries
+    let b = s.as_bytes();
+    let start = b.iter().position(|&c| c > b' ').unwrap_or(b.len());
+    let end = b.iter().rposition(|&c| c > b' ').map_or(start, |e| e + 1);
+    let t = &s[start..end];
+    if memchr::memchr3(b'\t', b'\n', b'\r', t.as_bytes()).is_some() {
         Cow::Owned(
             t.chars()
                 .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
@@ -350,8 +352,8 @@ fn backslashes(rest: &str, special: bool) -> Cow<'_, str> {
     if !special {
         return Cow::Borrowed(rest);
     }
-    let cut = rest.find(['?', '#']).unwrap_or(rest.len());
-    if !rest[..cut].contains('\\') {
+    let cut = memchr::memchr2(b'?', b'#', rest.as_bytes()).unwrap_or(rest.len());
+    if memchr::memchr(b'\\', &rest.as_bytes()[..cut]).is_none() {
         return Cow::Borrowed(rest);
     }
     let mut s = rest[..cut].replace('\\', "/");

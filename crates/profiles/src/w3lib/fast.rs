@@ -1,12 +1,14 @@
-//! The fast path: an input that is already its own key (or is one but for an upper-case host
+//! The fast path: an input that is already its own key (or is one but for an upper-case scheme
+//! or host
 //! or an empty path) is proven so in one pass over its bytes and copied once. Anything it cannot
 //! prove is left to the full path ([`super::canonicalize_full`]), which gives the same key; the
 //! tests in `fast_tests.rs` hold the two together.
 //!
 //! What it accepts, in w3lib's terms (`docs/profiles/w3lib.md`, rules 1 to 11):
 //!
-//! - `http://` or `https://`, lower-case: `_strip` and the backslash rule change nothing when
-//!   every byte kept is one of the sets below (no control, space, tab or `\`).
+//! - `http://` or `https://`, in any case (lower-cased on the copy, as `_urlsplit` lowers the
+//!   scheme): `_strip` and the backslash rule change nothing when every byte kept is one of the
+//!   sets below (no control, space, tab or `\`).
 //! - a host of unreserved ASCII characters (lower-cased on the copy) and an optional port of
 //!   one to five digits without a leading zero, at most 65535: no userinfo, brackets, `%` or IDNA.
 //! - a path that starts with `/` (or is empty: it becomes `/`) of `_PATH_SAFE_CHARS` bytes, whose
@@ -81,11 +83,9 @@ const fn classes() -> [u8; 256] {
 
 /// Where the key's pieces lie in the input.
 struct Plan {
-    /// The start of the host (after `//`).
-    host_start: usize,
     /// The end of the host (the start of `:port` or the path).
     host_end: usize,
-    /// Whether the host has an upper-case letter.
+    /// Whether the scheme or the host has an upper-case letter.
     upper: bool,
     /// Where the path starts (the end of the netloc).
     path_start: usize,
@@ -98,18 +98,22 @@ struct Plan {
     requery: Option<(usize, usize)>,
 }
 
-/// The start of the host: after `http://` or `https://`.
+/// The start of the host: after `http://` or `https://` in any case; and whether the scheme
+/// has an upper-case letter.
 #[inline]
-fn host_start(input: &[u8]) -> Option<usize> {
-    // the first eight bytes as one word: `http://` and one byte, or `https://`
+fn host_start(input: &[u8]) -> Option<(usize, bool)> {
+    // the first eight bytes as one word: `http://` and one byte, or `https://`; `| 0x20` on a
+    // letter's byte gives its lower case, and gives `h`, `t`, `p` or `s` from no other byte
     const HTTP: u64 = u64::from_le_bytes(*b"http://\0");
     const HTTPS: u64 = u64::from_le_bytes(*b"https://");
     const SEVEN: u64 = 0x00ff_ffff_ffff_ffff;
+    const HTTP_LETTERS: u64 = 0x2020_2020;
+    const HTTPS_LETTERS: u64 = 0x20_2020_2020;
     let w = u64::from_le_bytes(*input.first_chunk::<8>()?);
-    if w & SEVEN == HTTP {
-        Some(7)
-    } else if w == HTTPS {
-        Some(8)
+    if (w | HTTP_LETTERS) & SEVEN == HTTP {
+        Some((7, w & SEVEN != HTTP))
+    } else if w | HTTPS_LETTERS == HTTPS {
+        Some((8, w != HTTPS))
     } else {
         None
     }
@@ -158,9 +162,9 @@ fn push_head(p: &Plan, end: usize, input: &[u8], out: &mut String) {
         return;
     }
     if p.upper {
-        push_ascii(&input[..p.host_start], out);
+        // the scheme, `://` and the host
         out.extend(
-            input[p.host_start..p.host_end]
+            input[..p.host_end]
                 .iter()
                 .map(|&c| char::from(c.to_ascii_lowercase())),
         );
@@ -186,7 +190,7 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
         return None;
     }
     let n = b.len();
-    let mut i = host_start(b)?;
+    let (mut i, scheme_upper) = host_start(b)?;
     let start = i;
     // Eight bytes at a time while they are lower-case letters, digits, `-` or `.`; then byte
     // by byte from the first other byte (the end of the host, or an upper-case letter).
@@ -198,7 +202,7 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
         }
         i += 8;
     }
-    let mut upper = 0;
+    let mut upper = if scheme_upper { UPPER } else { 0 };
     while i < n && CLASS[usize::from(b[i])] & UNRES != 0 {
         upper |= CLASS[usize::from(b[i])];
         i += 1;
@@ -247,7 +251,6 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
         fragment(&b[i + 1..], o.keep_fragments)?.map_or(i, |()| n)
     };
     Some(Plan {
-        host_start: start,
         host_end,
         upper: upper & UPPER != 0,
         path_start,

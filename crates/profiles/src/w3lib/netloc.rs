@@ -17,8 +17,8 @@ pub(super) fn push(netloc: &str, bracketed: bool, out: &mut String) -> Result<()
     if !netloc.is_ascii() {
         check_nfkc(netloc)?;
     }
-    let (userinfo, hostinfo) = match netloc.rsplit_once('@') {
-        Some((u, h)) => (Some(u), h),
+    let (userinfo, hostinfo) = match memchr::memrchr(b'@', netloc.as_bytes()) {
+        Some(at) => (Some(&netloc[..at]), &netloc[at + 1..]),
         None => (None, netloc),
     };
     // _urlsplit: with a bracket, the host is between the first "[" and the next "]", the port
@@ -28,7 +28,10 @@ pub(super) fn push(netloc: &str, bracketed: bool, out: &mut String) -> Result<()
         let (h, tail) = after.split_once(']').unwrap_or((after, ""));
         (h, tail.split_once(':').map_or("", |(_, p)| p))
     } else {
-        hostinfo.split_once(':').unwrap_or((hostinfo, ""))
+        match memchr::memchr(b':', hostinfo.as_bytes()) {
+            Some(c) => (&hostinfo[..c], &hostinfo[c + 1..]),
+            None => (hostinfo, ""),
+        }
     };
     let port = parse_port(port)?;
     // _safe_url_split: the userinfo, unquoted then quoted with _USERINFO_SAFEST_CHARS.
@@ -114,18 +117,20 @@ fn push_requoted(b: &[u8], out: &mut String) {
 fn push_host(hostname: &str, out: &mut String) -> Result<(), Fail> {
     // _SplitResult.__post_init__: the host lower-cased up to its first "%".
     let lowered;
-    let host = match hostname.split_once('%') {
-        _ if hostname.is_ascii() => hostname,
-        Some((h, zone)) => {
-            lowered = format!("{}%{zone}", h.to_lowercase());
-            &lowered
-        }
-        None => {
-            lowered = hostname.to_lowercase();
-            &lowered
-        }
+    let host = match hostname.is_ascii().then_some(hostname) {
+        Some(ascii) => ascii,
+        None => match hostname.split_once('%') {
+            Some((h, zone)) => {
+                lowered = format!("{}%{zone}", h.to_lowercase());
+                &lowered
+            }
+            None => {
+                lowered = hostname.to_lowercase();
+                &lowered
+            }
+        },
     };
-    if host.contains(':') {
+    if memchr::memchr(b':', host.as_bytes()).is_some() {
         if !host.is_ascii() {
             return Err(Fail::Encode); // hostname.encode("ascii")
         }
@@ -141,7 +146,7 @@ fn push_host(hostname: &str, out: &mut String) -> Result<(), Fail> {
 /// `_normalize_ipv6_host`: an IPv6 address between the first `[` and the next `]` written as
 /// Python writes it (RFC 5952 4); anything else left as it is.
 fn normalize_ipv6(host_at: usize, out: &mut String) {
-    let Some(open) = out[host_at..].find('[').map(|i| i + host_at) else {
+    let Some(open) = memchr::memchr(b'[', &out.as_bytes()[host_at..]).map(|i| i + host_at) else {
         return;
     };
     let Some(close) = out[open..].find(']').map(|i| i + open) else {

@@ -44,37 +44,36 @@ pub(super) fn push(b: &[u8], out: &mut String) {
 
 /// Whether a path (that starts with `/`) has a `.` or `..` segment.
 pub(super) fn has_dot_segment(path: &str) -> bool {
-    path.contains("/.") && path[1..].split('/').any(|s| s == "." || s == "..")
+    memchr::memmem::find(path.as_bytes(), b"/.").is_some()
+        && path[1..].split('/').any(|s| s == "." || s == "..")
 }
 
-/// w3lib 2.5.0 url.py `_remove_dot_segments` (RFC 3986 5.2.4 on the segments): `..` drops
-/// the segment before it (none at the root), `.` is dropped, and a path that ends with a dot
-/// segment ends with `/`.
-pub(super) fn remove_dot_segments(path: &str) -> String {
-    let segments: Vec<&str> = path[1..].split('/').collect();
-    let mut kept: Vec<&str> = Vec::with_capacity(segments.len());
-    let (last, init) = segments.split_last().unwrap_or((&"", &[]));
-    for &s in init {
+/// w3lib 2.5.0 url.py `_remove_dot_segments` (RFC 3986 5.2.4 on the segments) of `path`
+/// (which starts with `/`), appended to `out`: `..` drops the segment before it (none at the
+/// root), `.` is dropped, and a path that ends with a dot segment ends with `/`. A kept
+/// segment is `/` and its text in `out`, so dropping one cuts `out` at its last `/`.
+pub(super) fn push_without_dot_segments(path: &str, out: &mut String) {
+    let base = out.len();
+    let mut segments = path[1..].split('/').peekable();
+    while let Some(s) = segments.next() {
+        let last = segments.peek().is_none();
         match s {
             ".." => {
-                kept.pop();
+                let cut = out[base..].rfind('/').map_or(base, |i| base + i);
+                out.truncate(cut);
+                if last {
+                    out.push('/');
+                }
             }
-            "." => {}
-            _ => kept.push(s),
+            "." => {
+                if last {
+                    out.push('/');
+                }
+            }
+            s => {
+                out.push('/');
+                out.push_str(s);
+            }
         }
     }
-    match *last {
-        ".." => {
-            kept.pop();
-            kept.push("");
-        }
-        "." => kept.push(""),
-        s => kept.push(s),
-    }
-    let mut out = String::with_capacity(path.len());
-    for s in kept {
-        out.push('/');
-        out.push_str(s);
-    }
-    out
 }
