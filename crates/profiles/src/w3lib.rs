@@ -198,31 +198,8 @@ impl Writer<'_> {
             }
         }
         let has_netloc = out.len() > netloc_at;
-        // _split_params: a ";" in the last segment starts the params (RFC 2396 3.3).
-        let (path, params) = match uses_params(scheme) {
-            true => {
-                let last = memchr::memrchr(b'/', p.path.as_bytes()).map_or(0, |i| i + 1);
-                match memchr::memchr(b';', &p.path.as_bytes()[last..]) {
-                    Some(i) => (&p.path[..last + i], Some(&p.path[last + i + 1..])),
-                    None => (p.path, None),
-                }
-            }
-            false => (p.path, None),
-        };
         let path_at = out.len();
-        if path.is_empty() {
-            out.push('/'); // canonicalize_url step 2: an empty path is "/"
-        } else {
-            path::push(path.as_bytes(), out);
-            if out.as_bytes()[path_at] == b'/' && path::has_dot_segment(&out[path_at..]) {
-                let written = out.split_off(path_at);
-                path::push_without_dot_segments(&written, out);
-            }
-        }
-        if let Some(params) = params.filter(|s| !s.is_empty()) {
-            out.push(';');
-            push_quoted(params.as_bytes(), &PATH_SAFEST, out);
-        }
+        push_path(p.path, uses_params(scheme), out);
         // _urlunsplit without a netloc: "//" before a path that starts with "//", or before an
         // absolute path of a scheme in urllib's uses_netloc.
         if !has_netloc {
@@ -241,6 +218,38 @@ impl Writer<'_> {
             push_quoted(&fragment, &PATH_SAFEST, out);
         }
         Ok(())
+    }
+}
+
+/// `canonicalize_url` steps 2 and 3 on the path: `_split_params` (for a scheme in urllib's
+/// `uses_params`: a `;` in the last segment starts the params, RFC 2396 3.3), the path
+/// unquoted and quoted again ([`path::push`]; an empty path is `/`), its dot segments removed,
+/// then `;` and the params quoted with `_PATH_SAFEST_CHARS` where they are not empty.
+fn push_path(path: &str, params: bool, out: &mut String) {
+    // the last segment's first ";", where the path has a ";" at all
+    let semi = params
+        .then(|| memchr::memrchr(b';', path.as_bytes()))
+        .flatten()
+        .and_then(|_| {
+            let last = memchr::memrchr(b'/', path.as_bytes()).map_or(0, |i| i + 1);
+            memchr::memchr(b';', &path.as_bytes()[last..]).map(|i| last + i)
+        });
+    let (path, params) = match semi {
+        Some(i) => (&path[..i], Some(&path[i + 1..])),
+        None => (path, None),
+    };
+    let path_at = out.len();
+    if path.is_empty() {
+        out.push('/'); // canonicalize_url step 2: an empty path is "/"
+    } else {
+        path::push(path, out);
+        if out.as_bytes()[path_at] == b'/' && path::has_dot_segment(&out[path_at..]) {
+            path::remove_dot_segments(path_at, out);
+        }
+    }
+    if let Some(params) = params.filter(|s| !s.is_empty()) {
+        out.push(';');
+        push_quoted(params.as_bytes(), &PATH_SAFEST, out);
     }
 }
 

@@ -1,6 +1,6 @@
 //! The fast path: an input that is already its own key (or is one but for an upper-case scheme
-//! or host
-//! or an empty path) is proven so in one pass over its bytes and copied once. Anything it cannot
+//! or host, an empty path, or a path to write again) is proven so in one pass over its bytes
+//! and copied once. Anything it cannot
 //! prove is left to the full path ([`super::canonicalize_full`]), which gives the same key; the
 //! tests in `fast_tests.rs` hold the two together.
 //!
@@ -11,10 +11,10 @@
 //!   sets below (no control, space, tab or `\`).
 //! - a host of unreserved ASCII characters (lower-cased on the copy) and an optional port of
 //!   one to five digits without a leading zero, at most 65535: no userinfo, brackets, `%` or IDNA.
-//! - a path that starts with `/` (or is empty: it becomes `/`) of `_PATH_SAFE_CHARS` bytes, whose
-//!   only `%` are the escapes `%25`, `%2F`, `%3B`, `%3F` that `_unquotepath` keeps (upper-case),
-//!   with no `.` or `..` segment, and whose `;params` (in the last segment) are not empty and
-//!   hold only `_PATH_SAFEST_CHARS`.
+//! - a path that starts with `/` (or is empty: it becomes `/`) of `_PATH_SAFE_CHARS` bytes but
+//!   `%` and `;`, with no `.` or `..` segment: copied. Any other path of printable ASCII but
+//!   `\` (an escape, `;params`, a dot segment) is written by the full path's own writer
+//!   ([`super::push_path`]), the rest of the input still read here.
 //! - a query of fields `key=value` (exactly one `=`, a value empty only under
 //!   `keep_blank_values`), each byte unreserved, `+`, or an upper-case escape `%XX` of a byte
 //!   that `_urlencode` escapes (not unreserved, not a space), the fields already in the order of
@@ -26,8 +26,8 @@
 //!   `_PATH_SAFEST_CHARS`.
 
 use super::super::ProfileOptions;
+use super::hex_value;
 use super::query::{self, cmp_unquoted};
-use super::{hex_value, push_ascii};
 use std::cmp::Ordering;
 
 /// Unreserved ASCII: a host byte and a query byte.
@@ -38,8 +38,6 @@ const PATH: u8 = 2;
 const PARAM: u8 = 4;
 /// An ASCII upper-case letter.
 const UPPER: u8 = 8;
-/// A path byte that needs a look: `/`, `;`, `?`.
-const PATH_MARK: u8 = 16;
 /// A path byte that needs no look but for dot segments: `_PATH_SAFE_CHARS` but `%`, `;`, `?`.
 const PLAIN: u8 = 32;
 
@@ -70,9 +68,6 @@ const fn classes() -> [u8; 256] {
         }
         i += 1;
     }
-    t[b'/' as usize] |= PATH_MARK;
-    t[b';' as usize] |= PATH_MARK;
-    t[b'?' as usize] |= PATH_MARK;
     let mut c = b'A';
     while c <= b'Z' {
         t[c as usize] |= UPPER;
@@ -96,6 +91,9 @@ struct Plan {
     /// The query (after `?`, up to `#` or the end), where it is not its own key and is
     /// written as the full path writes it.
     requery: Option<(usize, usize)>,
+    /// The end of the path, where it is not its own key (an escape to decode or to write in
+    /// upper case, a dot segment, params) and is written as the full path writes it.
+    repath: Option<usize>,
 }
 
 /// The start of the host: after `http://` or `https://` in any case; and whether the scheme
@@ -125,7 +123,11 @@ pub(super) fn try_push(input: &[u8], o: &ProfileOptions, out: &mut String) -> bo
     let Some(p) = plan(input, o) else {
         return false;
     };
-    push_plan(&p, input, o, out);
+    // every byte the plan accepts is ASCII: the check cannot fail, and is made once
+    let Ok(text) = std::str::from_utf8(&input[..p.end]) else {
+        return false;
+    };
+    push_plan(&p, text, o, out);
     true
 }
 
@@ -135,47 +137,52 @@ pub(super) fn try_push_str(input: &str, o: &ProfileOptions, out: &mut String) ->
     let Some(p) = plan(input.as_bytes(), o) else {
         return false;
     };
-    match input.get(..p.end) {
-        // every byte the plan accepts is ASCII, so `p.end` is a character boundary
-        Some(key) if !p.upper && !p.empty_path && p.requery.is_none() => out.push_str(key),
-        _ => push_plan(&p, input.as_bytes(), o, out),
+    // every byte the plan accepts is ASCII, so `p.end` is a character boundary
+    let Some(text) = input.get(..p.end) else {
+        return false;
+    };
+    if !p.upper && !p.empty_path && p.requery.is_none() && p.repath.is_none() {
+        out.push_str(text);
+    } else {
+        push_plan(&p, text, o, out);
     }
     true
 }
 
-/// Appends the key that plan `p` of `input` describes.
-fn push_plan(p: &Plan, input: &[u8], o: &ProfileOptions, out: &mut String) {
-    match p.requery {
-        None => push_head(p, p.end, input, out),
-        Some((start, end)) => {
-            push_head(p, start - 1, input, out);
-            query::push(&input[start..end], o, out);
-            push_ascii(&input[end..p.end], out);
+/// Appends the key that plan `p` of `input` (up to the plan's end, all ASCII) describes.
+fn push_plan(p: &Plan, input: &str, o: &ProfileOptions, out: &mut String) {
+    // up to the query written again, or to the end
+    let head_end = p.requery.map_or(p.end, |(start, _)| start - 1);
+    match p.repath {
+        None => push_head(p, head_end, input, out),
+        Some(path_end) => {
+            push_head(p, p.path_start, input, out);
+            super::push_path(&input[p.path_start..path_end], true, out);
+            out.push_str(&input[path_end..head_end]);
         }
+    }
+    if let Some((start, end)) = p.requery {
+        query::push(&input.as_bytes()[start..end], o, out);
+        out.push_str(&input[end..p.end]);
     }
 }
 
 /// Appends the key of `input[..end]`, as plan `p` describes it.
-fn push_head(p: &Plan, end: usize, input: &[u8], out: &mut String) {
+fn push_head(p: &Plan, end: usize, input: &str, out: &mut String) {
     if !p.upper && !p.empty_path {
-        push_ascii(&input[..end], out);
+        out.push_str(&input[..end]);
         return;
     }
+    let at = out.len();
+    out.push_str(&input[..p.path_start]);
     if p.upper {
         // the scheme, `://` and the host
-        out.extend(
-            input[..p.host_end]
-                .iter()
-                .map(|&c| char::from(c.to_ascii_lowercase())),
-        );
-        push_ascii(&input[p.host_end..p.path_start], out);
-    } else {
-        push_ascii(&input[..p.path_start], out);
+        out[at..at + p.host_end].make_ascii_lowercase();
     }
     if p.empty_path {
         out.push('/');
     }
-    push_ascii(&input[p.path_start..end], out);
+    out.push_str(&input[p.path_start..end]);
 }
 
 /// The plan of an input the fast path accepts.
@@ -192,17 +199,27 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
     let n = b.len();
     let (mut i, scheme_upper) = host_start(b)?;
     let start = i;
-    // Eight bytes at a time while they are lower-case letters, digits, `-` or `.`; then byte
-    // by byte from the first other byte (the end of the host, or an upper-case letter).
+    // Eight bytes at a time while they are letters, digits, `-` or `.` (noting an upper-case
+    // letter); then byte by byte from the first other byte (the end of the host, or `_`, `~`).
+    let mut upper = if scheme_upper { UPPER } else { 0 };
     while let Some(chunk) = b.get(i..i + 8) {
-        let good = host_bytes(word(chunk));
+        let w = word(chunk);
+        let capitals = in_range(w, b'A', b'Z');
+        let good = host_bytes(w) | capitals;
         if good != HIGH {
-            i += (!good & HIGH).trailing_zeros() as usize / 8;
+            let bad = !good & HIGH;
+            // the capitals before the first other byte
+            if capitals & ((bad & bad.wrapping_neg()) - 1) != 0 {
+                upper = UPPER;
+            }
+            i += bad.trailing_zeros() as usize / 8;
             break;
+        }
+        if capitals != 0 {
+            upper = UPPER;
         }
         i += 8;
     }
-    let mut upper = if scheme_upper { UPPER } else { 0 };
     while i < n && CLASS[usize::from(b[i])] & UNRES != 0 {
         upper |= CLASS[usize::from(b[i])];
         i += 1;
@@ -226,7 +243,17 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
         i += digits;
     }
     let path_start = i;
-    i = path(b, i)?;
+    let mut repath = None;
+    i = match path(b, i) {
+        // its own key up to the query, the fragment or the end
+        Ok(end) if b.get(end).is_none_or(|&c| c == b'?' || c == b'#') => end,
+        // a path to write again, or a byte no path holds (the full path's then)
+        Ok(plain) | Err(plain) => {
+            let end = rewritten_path(b, i, plain)?;
+            repath = Some(end);
+            end
+        }
+    };
     let empty_path = i == path_start;
     let mut requery = None;
     if b.get(i) == Some(&b'?') {
@@ -257,16 +284,34 @@ fn plan(b: &[u8], o: &ProfileOptions) -> Option<Plan> {
         empty_path,
         end,
         requery,
+        repath,
     })
 }
 
-/// The end of the path that starts at `i` (at `?`, `#` or the end of the input), if the path
-/// is its own key.
+/// The end of a path that starts at `i` with `/` and is not its own key, where the full path
+/// would write it from the same bytes: printable ASCII but `\` (no byte that `_strip` or the
+/// backslash rule would change), up to `?`, `#` or the end (`_urlsplit`'s split). The full
+/// path's own writer then writes it ([`super::push_path`]). The bytes before `plain` are
+/// already known to be plain path bytes.
+fn rewritten_path(b: &[u8], i: usize, plain: usize) -> Option<usize> {
+    if b.get(i) != Some(&b'/') {
+        return None;
+    }
+    let end = memchr::memchr2(b'?', b'#', &b[plain..]).map_or(b.len(), |k| plain + k);
+    b[plain..end]
+        .iter()
+        .all(|&c| (b'!'..=b'~').contains(&c) && c != b'\\')
+        .then_some(end)
+}
+
+/// The end of the path that starts at `i` (at `?`, `#` or the end of the input, or at a byte
+/// no path holds), if the path is plain: no escape, no `;`, no dot segment. For one that is
+/// not, `Err` with where the plain bytes from `i` end ([`rewritten_path`] then).
 #[inline(always)]
-fn path(b: &[u8], i: usize) -> Option<usize> {
+fn path(b: &[u8], i: usize) -> Result<usize, usize> {
     let n = b.len();
     if i < n && b[i] != b'/' && b[i] != b'?' && b[i] != b'#' {
-        return None;
+        return Err(i);
     }
     // The common path: plain bytes only, no "/." anywhere (so no dot segment). Eight bytes at
     // a time while they are all plain, then byte by byte.
@@ -296,9 +341,9 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
         let w = u64::from_le_bytes(*last);
         let dots = (zero_bytes(w ^ SLASHES) << 8) & zero_bytes(w ^ DOTS);
         if dot || dots != 0 {
-            return path_marked(b, i);
+            return Err(n);
         }
-        return Some(n);
+        return Ok(n);
     }
     let mut slash = carry != 0;
     while k < n {
@@ -311,9 +356,9 @@ fn path(b: &[u8], i: usize) -> Option<usize> {
         k += 1;
     }
     if dot || (k < n && matches!(b[k], b'%' | b';')) {
-        return path_marked(b, i);
+        return Err(k);
     }
-    Some(k)
+    Ok(k)
 }
 
 /// Whether every byte of `chunk` is plain.
@@ -358,67 +403,9 @@ fn zero_bytes(x: u64) -> u64 {
     !(((x & LOW7) + LOW7) | x | LOW7)
 }
 
-/// [`path`] for a path with an escape, a `;` or a `/.`: segment by segment.
-fn path_marked(b: &[u8], mut i: usize) -> Option<usize> {
-    let n = b.len();
-    // The current segment's start and its first ";" (the params, if it is the last one).
-    let mut seg = i;
-    let mut semi = usize::MAX;
-    while i < n {
-        let c = b[i];
-        let class = CLASS[usize::from(c)];
-        if class & (PATH | PATH_MARK) == PATH {
-            i += 1;
-            continue;
-        }
-        if class & PATH == 0 {
-            if c == b'%' && kept_escape(b, i) {
-                i += 3;
-                continue;
-            }
-            break;
-        }
-        match c {
-            b'/' => {
-                if is_dots(&b[seg..i]) {
-                    return None;
-                }
-                seg = i + 1;
-                semi = usize::MAX;
-            }
-            b';' => semi = semi.min(i),
-            _ => break, // "?"
-        }
-        i += 1;
-    }
-    // The last segment: its path part must not be a dot segment, its params not empty and all
-    // _PATH_SAFEST_CHARS.
-    if is_dots(&b[seg..semi.min(i)]) {
-        return None;
-    }
-    if semi < i {
-        let params = &b[semi + 1..i];
-        if params.is_empty() || params.iter().any(|&c| !is_safest(c)) {
-            return None;
-        }
-    }
-    Some(i)
-}
-
-/// Whether a segment is `.` or `..`.
-fn is_dots(s: &[u8]) -> bool {
-    matches!(s, b"." | b"..")
-}
-
 /// Whether `_PATH_SAFEST_CHARS` keeps `c` (`%` included).
 fn is_safest(c: u8) -> bool {
     c == b'%' || CLASS[usize::from(c)] & PARAM != 0
-}
-
-/// Whether `b[i..]` starts with `%25`, `%2F`, `%3B` or `%3F`: the escapes `_unquotepath`
-/// keeps, written as the last quoting writes them.
-fn kept_escape(b: &[u8], i: usize) -> bool {
-    matches!(b.get(i + 1..i + 3), Some(b"25" | b"2F" | b"3B" | b"3F"))
 }
 
 /// The end of the query that starts at `i` (at `#` or the end of the input), if the query is

@@ -2,7 +2,7 @@
 //! step 2 unquotes it (`_unquotepath`, which keeps `%25`, `%2F`, `%3B` and `%3F`) and quotes
 //! it again with `_PATH_SAFE_CHARS`, and step 3 resolves its dot segments.
 
-use super::{PATH_SAFE, escape_at, push_ascii, push_pct};
+use super::{PATH_SAFE, escape_at, push_pct};
 
 /// Appends the path's bytes after the three quoting steps, in one pass.
 ///
@@ -11,7 +11,8 @@ use super::{PATH_SAFE, escape_at, push_ascii, push_pct};
 /// before, so the composition reads each byte of the input once: an escape of `%`, `/`, `;` or
 /// `?` stays an escape (with upper-case hex), another escape is decoded, and every byte is then
 /// kept if `_PATH_SAFE_CHARS` holds it and escaped otherwise.
-pub(super) fn push(b: &[u8], out: &mut String) {
+pub(super) fn push(path: &str, out: &mut String) {
+    let b = path.as_bytes();
     let mut i = 0;
     while i < b.len() {
         let plain = b[i..]
@@ -19,7 +20,9 @@ pub(super) fn push(b: &[u8], out: &mut String) {
             .take_while(|&&c| c != b'%' && PATH_SAFE[usize::from(c)])
             .count();
         if plain > 0 {
-            push_ascii(&b[i..i + plain], out);
+            // ASCII bytes, after an ASCII byte or at the start, before one or a lead byte:
+            // character boundaries
+            out.push_str(path.get(i..i + plain).unwrap_or_default());
             i += plain;
             continue;
         }
@@ -44,36 +47,43 @@ pub(super) fn push(b: &[u8], out: &mut String) {
 
 /// Whether a path (that starts with `/`) has a `.` or `..` segment.
 pub(super) fn has_dot_segment(path: &str) -> bool {
-    memchr::memmem::find(path.as_bytes(), b"/.").is_some()
-        && path[1..].split('/').any(|s| s == "." || s == "..")
+    // a segment is "." or "..": a "/." followed by the end, "/", or "." and then the end or "/"
+    let b = path.as_bytes();
+    memchr::memchr_iter(b'.', b).any(|i| {
+        i > 0
+            && b[i - 1] == b'/'
+            && matches!(&b[i + 1..], [] | [b'/', ..] | [b'.'] | [b'.', b'/', ..])
+    })
 }
 
-/// w3lib 2.5.0 url.py `_remove_dot_segments` (RFC 3986 5.2.4 on the segments) of `path`
-/// (which starts with `/`), appended to `out`: `..` drops the segment before it (none at the
-/// root), `.` is dropped, and a path that ends with a dot segment ends with `/`. A kept
-/// segment is `/` and its text in `out`, so dropping one cuts `out` at its last `/`.
-pub(super) fn push_without_dot_segments(path: &str, out: &mut String) {
-    let base = out.len();
-    let mut segments = path[1..].split('/').peekable();
-    while let Some(s) = segments.next() {
-        let last = segments.peek().is_none();
-        match s {
+/// w3lib 2.5.0 url.py `_remove_dot_segments` (RFC 3986 5.2.4 on the segments) on the path
+/// written at `out[at..]` (which starts with `/`), in place: `..` drops the segment before it
+/// (none at the root), `.` is dropped, and a path that ends with a dot segment ends with `/`.
+/// A segment is its `/` and its text, so dropping one removes that range of `out`.
+pub(super) fn remove_dot_segments(at: usize, out: &mut String) {
+    // `r`: where the segment being read starts (its "/"); those before it are kept
+    let mut r = at;
+    while r < out.len() {
+        let end = memchr::memchr(b'/', &out.as_bytes()[r + 1..]).map_or(out.len(), |k| r + 1 + k);
+        let last = end == out.len();
+        match &out[r + 1..end] {
+            "." if last => out.truncate(r + 1),
+            "." => out.replace_range(r..end, ""),
             ".." => {
-                let cut = out[base..].rfind('/').map_or(base, |i| base + i);
-                out.truncate(cut);
+                // the kept segment before it, if any, goes too
+                let start = memchr::memrchr(b'/', &out.as_bytes()[at..r]).map_or(r, |k| at + k);
                 if last {
+                    out.truncate(start);
                     out.push('/');
+                } else {
+                    out.replace_range(start..end, "");
                 }
+                r = start;
             }
-            "." => {
-                if last {
-                    out.push('/');
-                }
-            }
-            s => {
-                out.push('/');
-                out.push_str(s);
-            }
+            _ => r = end,
+        }
+        if last {
+            return;
         }
     }
 }

@@ -147,3 +147,42 @@ fn idempotent_on_the_kasztp_list() {
     }
     assert!(checked > 40_000, "{checked}");
 }
+
+#[test]
+fn dot_segments_are_removed_as_w3lib_removes_them() {
+    // expected: w3lib 2.5.0 `_remove_dot_segments` run on each path (Python, by hand)
+    let cases = [
+        ("/", "/"),
+        ("/.", "/"),
+        ("/..", "/"),
+        ("/a/.", "/a/"),
+        ("/a/..", "/"),
+        ("/a/./b", "/a/b"),
+        ("/a/../b", "/b"),
+        ("/../b", "/b"),
+        ("/./b", "/b"),
+        ("/a//../b", "/a/b"),
+        ("/a/b/../../c", "/c"),
+        ("/a/b/../../../c", "/c"),
+        ("/a/.../b", "/a/.../b"),
+        ("/a/..b/c", "/a/..b/c"),
+        ("/a/b/..", "/a/"),
+        ("/a/b/../", "/a/"),
+        ("//..", "/"),
+        ("/a/./", "/a/"),
+        ("/a/b/./../c/.", "/a/c/"),
+        ("/./.", "/"),
+        ("/../..", "/"),
+        ("/a/../../b/./c/..", "/b/"),
+    ];
+    for (path, want) in cases {
+        let mut out = String::from("http://h");
+        let at = out.len();
+        out.push_str(path);
+        if super::path::has_dot_segment(path) {
+            super::path::remove_dot_segments(at, &mut out);
+        }
+        assert_eq!(&out[at..], want, "{path}");
+        assert_eq!(&out[..at], "http://h", "{path}");
+    }
+}
