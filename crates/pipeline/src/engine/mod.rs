@@ -130,9 +130,10 @@ pub struct RunOptions {
 
 /// What `--format edges` writes: the links of each HTML document (a file read with `--html`,
 /// a WARC response) that has an address (its record's target URI, or `--base`) as edges from
-/// the document's node to each link's node, each pair once with its count and link types.
-/// Links in plain text have no source document and make no edge. The seen-set is not asked:
-/// every edge is written, once, whatever earlier runs wrote.
+/// the document's node to each link's node, each pair once with its count and link types;
+/// and each visited page (the document, a WARC response, a WAT record of one) as a node, the
+/// row `page<TAB>page<TAB>0<TAB>node`. Links in plain text have no source document and make no
+/// edge. The seen-set is not asked: every edge is written, once, whatever earlier runs wrote.
 ///
 /// ```
 /// use linksieve_pipeline::{EdgeOptions, InputSpec, OutputFormat, RunOptions, run};
@@ -149,7 +150,10 @@ pub struct RunOptions {
 /// };
 /// let mut out = Vec::new();
 /// run(&[InputSpec::File(page)], &opts, &mut linksieve_dedup::MemorySet::new(), &mut out, &Default::default(), &Default::default()).unwrap();
-/// assert_eq!(String::from_utf8(out).unwrap(), "com.example\tnet.example.cdn\t1\timg\n");
+/// assert_eq!(
+///     String::from_utf8(out).unwrap(),
+///     "com.example\tcom.example\t0\tnode\ncom.example\tnet.example.cdn\t1\timg\n"
+/// );
 /// std::fs::remove_dir_all(dir).unwrap();
 /// ```
 #[derive(Clone, Debug)]
