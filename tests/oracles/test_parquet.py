@@ -101,7 +101,7 @@ def test_graph_check_reads_tables_duckdb_wrote(run, tmp_path):
     ok = tables("ok", names, [(0, 1), (0, 2), (2, 0)])
     r = run("graph", "--check", ok, check_status=0)
     assert "3 vertices, 3 edges" in r.stderr
-    assert run("graph", "-q", "--check", tables("empty", [], []), check_status=0)
+    run("graph", "-q", "--check", tables("empty", [], []), check_status=0)
     for name, vertices, edges, why in [
         ("names", [(0, "com.b"), (1, "com.a")], [], "vertices.parquet row 2: vertices not sorted"),
         ("ids", [(0, "com.a"), (2, "com.b")], [], "vertices.parquet row 2: ID \"2\" where 1"),

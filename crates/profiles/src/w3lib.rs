@@ -226,14 +226,14 @@ impl Writer<'_> {
 /// unquoted and quoted again ([`path::push`]; an empty path is `/`), its dot segments removed,
 /// then `;` and the params quoted with `_PATH_SAFEST_CHARS` where they are not empty.
 fn push_path(path: &str, params: bool, out: &mut String) {
-    // the last segment's first ";", where the path has a ";" at all
-    let semi = params
-        .then(|| memchr::memrchr(b';', path.as_bytes()))
-        .flatten()
-        .and_then(|_| {
-            let last = memchr::memrchr(b'/', path.as_bytes()).map_or(0, |i| i + 1);
-            memchr::memchr(b';', &path.as_bytes()[last..]).map(|i| last + i)
-        });
+    // the last segment's first ";" (looked for only where the path has a ";" at all)
+    let b = path.as_bytes();
+    let semi = if params && memchr::memchr(b';', b).is_some() {
+        let last = memchr::memrchr(b'/', b).map_or(0, |i| i + 1);
+        memchr::memchr(b';', &b[last..]).map(|i| last + i)
+    } else {
+        None
+    };
     let (path, params) = match semi {
         Some(i) => (&path[..i], Some(&path[i + 1..])),
         None => (path, None),

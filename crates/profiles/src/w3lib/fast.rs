@@ -1,8 +1,8 @@
 //! The fast path: an input that is already its own key (or is one but for an upper-case scheme
-//! or host, an empty path, or a path to write again) is proven so in one pass over its bytes
-//! and copied once. Anything it cannot
-//! prove is left to the full path ([`super::canonicalize_full`]), which gives the same key; the
-//! tests in `fast_tests.rs` hold the two together.
+//! or host, or an empty path) is proven so in one pass over its bytes and copied once; a path
+//! that needs work is handed to the full path's writer, the rest still copied. Anything it
+//! cannot prove is left to the full path ([`super::canonicalize_full`]), which gives the same
+//! key; the tests in `fast_tests.rs` hold the two together.
 //!
 //! What it accepts, in w3lib's terms (`docs/profiles/w3lib.md`, rules 1 to 11):
 //!
@@ -300,7 +300,7 @@ fn rewritten_path(b: &[u8], i: usize, plain: usize) -> Option<usize> {
     let end = memchr::memchr2(b'?', b'#', &b[plain..]).map_or(b.len(), |k| plain + k);
     b[plain..end]
         .iter()
-        .all(|&c| (b'!'..=b'~').contains(&c) && c != b'\\')
+        .all(|&c| is_printable(c))
         .then_some(end)
 }
 
@@ -453,7 +453,12 @@ fn query(b: &[u8], mut i: usize, o: &ProfileOptions) -> Option<usize> {
 /// Whether the full path takes `c` into the query as it is (printable ASCII, not `\`), and
 /// [`query::push`] writes it (`#` ends the query).
 fn is_query_byte(c: u8) -> bool {
-    (b'!'..=b'~').contains(&c) && c != b'#' && c != b'\\'
+    is_printable(c) && c != b'#'
+}
+
+/// Printable ASCII but `\`: a byte that neither `_strip` nor the backslash rule changes.
+fn is_printable(c: u8) -> bool {
+    (b'!'..=b'~').contains(&c) && c != b'\\'
 }
 
 /// Whether `b[i..]` starts with `%XY` (upper-case hex) of a byte that `_urlencode` writes so:

@@ -117,18 +117,14 @@ fn push_requoted(b: &[u8], out: &mut String) {
 fn push_host(hostname: &str, out: &mut String) -> Result<(), Fail> {
     // _SplitResult.__post_init__: the host lower-cased up to its first "%".
     let lowered;
-    let host = match hostname.is_ascii().then_some(hostname) {
-        Some(ascii) => ascii,
-        None => match hostname.split_once('%') {
-            Some((h, zone)) => {
-                lowered = format!("{}%{zone}", h.to_lowercase());
-                &lowered
-            }
-            None => {
-                lowered = hostname.to_lowercase();
-                &lowered
-            }
-        },
+    let host = if hostname.is_ascii() {
+        hostname
+    } else {
+        lowered = match hostname.split_once('%') {
+            Some((h, zone)) => format!("{}%{zone}", h.to_lowercase()),
+            None => hostname.to_lowercase(),
+        };
+        &lowered
     };
     if memchr::memchr(b':', host.as_bytes()).is_some() {
         if !host.is_ascii() {
