@@ -14,7 +14,7 @@
 #   run -j2          on both cores (not pinned), against `rg -o | sort --parallel=2 -u`
 # and the ratios that issue 33 sets targets for. Then the scaling of `run` on a larger dense
 # input, and dedup alone on a list of URLs: `linksieve dedup` (the seen-set stage alone, lines
-# as bytes), `linksieve run --level string` (scan + IRI check + dedup), `huniq` and `sort -u`
+# as bytes), `linksieve run --rung string` (scan + IRI check + dedup), `huniq` and `sort -u`
 # (best of RUNS, with peak RSS). `-j1` is one thread (reader, workers and sink on one thread),
 # `-j2` two workers beside the reader and the sink.
 #
@@ -131,7 +131,7 @@ echo "   2 threads / 1 thread: $(ratio "$t1" "$t2")"
 p="$out/urls-x140-shuf.txt"
 echo "== dedup alone: $(wc -l < "$p") URL lines ($(($(stat -L -c %s "$p") / 1000000)) MB), $(sort -u "$p" | wc -l) distinct"
 row "linksieve dedup" "$ls dedup -q $p" "$p"; td=$(cat "$out/last")
-row "linksieve run --level string -j2" "$ls run -q -j2 --level string $p" "$p"; tl=$(cat "$out/last")
+row "linksieve run --rung string -j2" "$ls run -q -j2 --rung string $p" "$p"; tl=$(cat "$out/last")
 row "huniq" "huniq < $p" "$p"; th=$(cat "$out/last")
 row "sort -u" "sort -u $p" "$p"; ts=$(cat "$out/last")
-echo "   linksieve dedup vs huniq: $(ratio "$th" "$td"); vs sort -u: $(ratio "$ts" "$td"); run --level string vs huniq: $(ratio "$th" "$tl")"
+echo "   linksieve dedup vs huniq: $(ratio "$th" "$td"); vs sort -u: $(ratio "$ts" "$td"); run --rung string vs huniq: $(ratio "$th" "$tl")"

@@ -9,7 +9,8 @@
 #                                 the local TSV, provenance mapped back to the original files
 #   C  a subset with --seen S, then
 #   D  the whole set with --seen S: D == local minus C, C and D disjoint, C + D == local
-#   E  --seen S with another --level: refused (exit 3), nothing written
+#   E  --seen S with another rung (given by --level, the old name of --rung): refused (exit 3),
+#      nothing written
 #   F  a corrupt .gz among the inputs: the job fails (linksieve's exit status is checked)
 #   H  --edges host on two WARC files (a page in both): == `linksieve run --format edges --graph
 #      host` on one machine (counts summed and types joined over the partitions, sorted)
@@ -375,7 +376,7 @@ add_job F linksieve_spark --input "$tmp/in/truncated.gz,$data/url-list-kasztp.tx
 list="$data/url-list-kasztp-non-normal.txt"
 add_job H linksieve_spark --input "$tmp/in/edges" --out "$tmp/out/H" --partitions 2 --edges host
 add_job I linksieve_spark --input "$tmp/in/edges" --out "$tmp/out/I" --partitions 2 --edges page
-add_job G linksieve_arrow --input "$list" --out "$tmp/out/G" --partitions 3 --level protocol \
+add_job G linksieve_arrow --input "$list" --out "$tmp/out/G" --partitions 3 --rung protocol \
     --wheel "$wheel"
 printf '%s\n' "${plan[@]}" | "$python" -c 'import json, sys
 json.dump([json.loads(l) for l in sys.stdin], open(sys.argv[1], "w"))' "$tmp/plan.json"
@@ -443,7 +444,7 @@ LC_ALL=C sort -m "$tmp/C.keys" "$tmp/D.keys" | cmp -s - "$tmp/local.sorted" \
     || die "C + D differ from one machine"
 say "C, D: ok: $(wc -l < "$tmp/C.keys") + $(wc -l < "$tmp/D.keys") keys, disjoint, union == one machine"
 
-say "E: the same seen set with --level syntax must be refused"
+say "E: the same seen set with --level syntax (the old name of --rung) must be refused"
 rc=$(status_of E)
 [ "$rc" = 3 ] || { tail -n 20 "$tmp/E.log" >&2; die "E: exit status $rc, not 3"; }
 [ ! -e "$tmp/out/E" ] || die "E: output written although refused"
@@ -473,14 +474,14 @@ summary_g="$(grep '^linksieve_arrow:' "$tmp/G.log" | tail -n1)"
 cat_out "$tmp/out/G" > "$tmp/G.keys"
 # normalize reads the list on stdin and exits 1 when it rejects a line: 0 and 1 are fine here
 rc=0
-"$bin" normalize --level protocol < "$list" 2>/dev/null > "$tmp/G.normalized" || rc=$?
+"$bin" normalize --rung protocol < "$list" 2>/dev/null > "$tmp/G.normalized" || rc=$?
 [ "$rc" -le 1 ] || die "G: linksieve normalize failed (status $rc)"
 LC_ALL=C sort -u "$tmp/G.normalized" > "$tmp/G.local"
 [ -s "$tmp/G.local" ] || die "G: linksieve normalize gave no keys"
 cmp -s "$tmp/G.keys" "$tmp/G.local" \
     || { diff "$tmp/G.local" "$tmp/G.keys" | head -n 20 >&2 || true; die "G: keys differ from linksieve normalize | sort -u"; }
 rc=0
-"$bin" normalize --level protocol --format jsonl < "$list" > "$tmp/G.jsonl" || rc=$?
+"$bin" normalize --rung protocol --format jsonl < "$list" > "$tmp/G.jsonl" || rc=$?
 [ "$rc" -le 1 ] || die "G: linksieve normalize --format jsonl failed (status $rc)"
 g_rejected="$(grep -c '"error"' "$tmp/G.jsonl" || true)"
 grep -q " $g_rejected lines without a key\$" <<< "$summary_g" \

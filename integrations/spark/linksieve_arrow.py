@@ -9,7 +9,7 @@ each executor, which extracts it once and imports the module from it), this repl
 ``linksieve`` binary remains the tool for whole files (decoding, WARC, link extraction).
 
     spark-submit linksieve_arrow.py --input FILE[,FILE...] --out DIR \\
-        [--level string|syntax|scheme|protocol] [--form uri|iri|surt] [--mode strict|leiri|web] \\
+        [--rung string|syntax|scheme|protocol] [--form uri|iri|surt] [--mode strict|leiri|web] \\
         [--profile NAME[:OPTS]] [--partitions N] [--wheel linksieve-*.whl]
 
 Reads the inputs as text, one URL a line (``spark.read.text``), keys each line, drops the lines
@@ -25,7 +25,7 @@ the executors, and linksieve there too unless ``--wheel`` ships it.
 
 >>> import pyarrow as pa
 >>> batch = pa.RecordBatch.from_pydict({"value": ["HTTP://A.example:80/x", "http://a b/"]})
->>> [b.to_pydict() for b in key_batches([batch], {"level": "scheme"})]
+>>> [b.to_pydict() for b in key_batches([batch], {"rung": "scheme"})]
 [{'url': ['HTTP://A.example:80/x', 'http://a b/'], 'key': ['http://a.example/x', None]}]
 """
 
@@ -84,8 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--input", required=True, help="comma-separated files or folders")
     p.add_argument("--out", required=True, help="output folder (must not exist)")
-    p.add_argument("--level", default="scheme",
-                   choices=["string", "syntax", "scheme", "protocol"])
+    p.add_argument("--rung", "--level", dest="rung", default="scheme",
+                   choices=["string", "syntax", "scheme", "protocol"],
+                   help="rung of the comparison ladder (--level is its old name)")
     p.add_argument("--form", default="uri", choices=["uri", "iri", "surt"])
     p.add_argument("--mode", default="strict", choices=["strict", "leiri", "web"],
                    help="input mode (3987bis 6)")
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace, spark=None) -> int:
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
-    options: dict[str, Any] = {"level": args.level, "form": args.form, "input": args.mode}
+    options: dict[str, Any] = {"rung": args.rung, "form": args.form, "input": args.mode}
     if args.profile:
         options = {"profile": args.profile}
     try:

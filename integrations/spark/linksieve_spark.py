@@ -5,7 +5,7 @@ Submit with the linksieve binary shipped to every executor:
 
     spark-submit --files /path/to/linksieve linksieve_spark.py \\
         --input PATH[,PATH...] --out DIR [--seen DIR] \\
-        [--level string|syntax|scheme|protocol] [--form uri|iri|surt] [--rules FILE] \\
+        [--rung string|syntax|scheme|protocol] [--form uri|iri|surt] [--rules FILE] \\
         [--profile NAME[:OPTS]] \\
         [--partitions N] [--tsv | --edges page|host|domain [--www keep|strip]]
 
@@ -21,12 +21,12 @@ What happens:
    starts with ``_`` or ``.`` are skipped (``linksieve run`` reads them).
 2. Per partition (``mapPartitions``), the partition's files are written to a temporary folder and
    ONE ``linksieve run --format tsv -q -j 1 FILES...`` process keys them. Its rows
-   (``key<TAB>canonical<TAB>original<TAB>provenance``) are streamed back; the temporary paths in
+   (``fingerprint<TAB>key<TAB>original<TAB>provenance``) are streamed back; the temporary paths in
    the provenance are mapped back to the original paths. A non-zero exit fails the task with
    linksieve's stderr in the error, which is what ``RDD.pipe(..., checkCode=True)`` does: Spark
    retries the task and, after ``spark.task.maxFailures``, fails the job; no partial partition
    is ever taken for complete.
-3. Exact dedup by ``key`` (the 128-bit XXH3 fingerprint of the canonical key) with Spark's
+3. Exact dedup by the fingerprint (the 128-bit XXH3 fingerprint of the key, the first field) with Spark's
    shuffle (``reduceByKey``), keeping the row of the first occurrence in (path, line, offset)
    order, so each key leaves the cluster once.
 4. With ``--seen DIR``: a Parquet set of the keys written by earlier runs (column ``key``: 16-byte
@@ -134,11 +134,11 @@ def _local_binary(name: str) -> str:
     return path
 
 
-def _key_options(level: str, form: str, rules: str | None, profile: str | None) -> list[str]:
+def _key_options(rung: str, form: str, rules: str | None, profile: str | None) -> list[str]:
     """The options that decide the keys, for `run` and `identity` alike (executor side)."""
     from pyspark import SparkFiles
 
-    opts = ["--level", level, "--form", form]
+    opts = ["--rung", rung, "--form", form]
     if rules:
         opts += ["--rules", SparkFiles.get(rules)]
     if profile:
@@ -205,7 +205,7 @@ def _linksieve_lines(records, args: list[str], files_acc):
 
 
 def make_partition_runner(
-    level: str, form: str, rules: str | None, profile: str | None, files_acc, rows_acc
+    rung: str, form: str, rules: str | None, profile: str | None, files_acc, rows_acc
 ):
     """The mapPartitions function: (path, bytes) pairs in, (key, value) rows out.
 
@@ -214,7 +214,7 @@ def make_partition_runner(
     """
 
     def run_partition(records):
-        args = ["run", "--format", "tsv"] + _key_options(level, form, rules, profile)
+        args = ["run", "--format", "tsv"] + _key_options(rung, form, rules, profile)
         count = 0
         for fields, files in _linksieve_lines(records, args, files_acc):
             if len(fields) != 4:
@@ -275,12 +275,12 @@ def _first(a, b):
     return a if (a[0], a[2]) <= (b[0], b[2]) else b
 
 
-def identity_of(sc, level: str, form: str, rules: str | None, profile: str | None) -> dict:
+def identity_of(sc, rung: str, form: str, rules: str | None, profile: str | None) -> dict:
     """`linksieve identity` for these options, run by an executor (the binary that makes keys)."""
 
     def ident(_):
         binary = _local_binary("linksieve")
-        cmd = [binary, "identity"] + _key_options(level, form, rules, profile)
+        cmd = [binary, "identity"] + _key_options(rung, form, rules, profile)
         proc = subprocess.run(cmd, capture_output=True)
         if proc.returncode != 0:
             raise RuntimeError(
@@ -395,10 +395,12 @@ def build_parser() -> argparse.ArgumentParser:
         "it are written, then they are added to it",
     )
     p.add_argument(
+        "--rung",
         "--level",
+        dest="rung",
         default="scheme",
         choices=["string", "syntax", "scheme", "protocol"],
-        help="rung of the comparison ladder (default: scheme)",
+        help="rung of the comparison ladder (default: scheme; --level is its old name)",
     )
     p.add_argument(
         "--form", default="uri", choices=["uri", "iri", "surt"], help="form of the keys (default: uri)"
@@ -406,7 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--rules",
         metavar="FILE",
-        help="protocol-rung rules (TOML, needs --level protocol); shipped to the executors",
+        help="protocol-rung rules (TOML, needs --rung protocol); shipped to the executors",
     )
     p.add_argument(
         "--profile",
@@ -424,7 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--tsv",
         action="store_true",
-        help="write full rows key<TAB>canonical<TAB>original<TAB>provenance instead of keys",
+        help="write full rows fingerprint<TAB>key<TAB>original<TAB>provenance instead of keys",
     )
     p.add_argument(
         "--edges",
@@ -489,7 +491,7 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         seen_fs = None
         ident = None
         if args.seen:
-            ident = identity_of(sc, args.level, args.form, rules, args.profile)
+            ident = identity_of(sc, args.rung, args.form, rules, args.profile)
             seen_fs = _HadoopFs(spark, args.seen)
             reason = check_seen_identity(seen_fs, args.seen, ident)
             if reason:
@@ -519,7 +521,7 @@ def main(argv: list[str] | None = None, spark=None) -> int:
         inputs = sc.binaryFiles(args.input, minPartitions=parts)
         n_parts = inputs.getNumPartitions()
         if args.edges:
-            key_args = _key_options(args.level, args.form, rules, args.profile)
+            key_args = _key_options(args.rung, args.form, rules, args.profile)
             edges = inputs.mapPartitions(
                 make_edges_runner(args.edges, args.www, key_args, files_acc, rows_acc)
             ).reduceByKey(_sum_edges)
@@ -554,7 +556,7 @@ def main(argv: list[str] | None = None, spark=None) -> int:
             )
             return 0
         rows = inputs.mapPartitions(
-            make_partition_runner(args.level, args.form, rules, args.profile, files_acc, rows_acc)
+            make_partition_runner(args.rung, args.form, rules, args.profile, files_acc, rows_acc)
         )
         # Exact dedup through the shuffle: one row per 128-bit key, the first occurrence.
         unique = rows.reduceByKey(_first).map(

@@ -42,7 +42,7 @@ def test_links_after_an_ascii_start_are_decoded_whole(
     f.write_bytes(gzip.compress(data) if compressed else data)
     for chunk in ("4K", "64K", "1M"):
         for j in ("1", "2"):
-            p = run("run", "--level", "string", "--form", "iri", "--chunk-size", chunk, "-j", j,
+            p = run("run", "--rung", "string", "--form", "iri", "--chunk-size", chunk, "-j", j,
                     f, check_status=0)
             assert p.stdout.splitlines() == urls, (chunk, j, p.stdout[-500:])
             assert any(f"encodings: {e} x1" in p.stderr for e in ENCODING[codec]), p.stderr

@@ -60,7 +60,7 @@ def test_outlinks_of_a_crawl_match_html_parser_and_ada(tmp_path, run, site, use_
         expected.update(iri_model(h) for _, _, h in links if h is not None)
     assert documents > 500 and len(expected) > 1000
     # The string rung in web mode: each resolved URL as the URL Standard writes it.
-    p = run("run", "--html", "--level", "string", "--input", "web", "--format", "jsonl",
+    p = run("run", "--html", "--rung", "string", "--input", "web", "--format", "jsonl",
             "--stats", tmp_path / "s.json", warc, check_status=0)
     rows = [json.loads(line) for line in p.stdout.splitlines()]
     keys = {r["key"] for r in rows if "key" in r}
@@ -109,7 +109,7 @@ def test_a_javascript_or_data_base_is_skipped_as_browsers_do(tmp_path, run, base
     expected, _ = outlinks(doc, address)
     want = [href for _, _, href in expected if href is not None]
     assert want and all(h.startswith("http://site.example/") for h in want), want
-    p = run("run", "--html", "--all-schemes", "--level", "string", "--base", address, page,
+    p = run("run", "--html", "--all-schemes", "--rung", "string", "--base", address, page,
             check_status=0)
     # the text of the markup is scanned too, where `data:,x` is a link of its own
     got = [k for k in p.stdout.splitlines() if not k.startswith("data:")]

@@ -11,7 +11,7 @@ import xxhash
 
 import linksieve
 
-LEVELS = ["string", "syntax", "scheme", "protocol"]
+RUNGS = ["string", "syntax", "scheme", "protocol"]
 
 
 def cli_jsonl(cli, urls, *args):
@@ -22,22 +22,22 @@ def cli_jsonl(cli, urls, *args):
     return [r.get("output") for r in rows]
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("rung", RUNGS)
 @pytest.mark.parametrize("input", ["strict", "leiri", "web"])
-def test_normalize_many_equals_cli(cli, non_normal, level, input):
+def test_normalize_many_equals_cli(cli, non_normal, rung, input):
     urls = non_normal[:4000]
-    want = cli_jsonl(cli, urls, "--level", level, "--input", input)
+    want = cli_jsonl(cli, urls, "--rung", rung, "--input", input)
     errors = []
-    got = linksieve.normalize_many(urls, level=level, input=input, errors=errors)
+    got = linksieve.normalize_many(urls, rung=rung, input=input, errors=errors)
     assert got == want
     assert sorted(i for i, _ in errors) == [i for i, w in enumerate(want) if w is None]
     # per call: the same keys, the same errors
     for u, w in zip(urls[:500], want[:500]):
         if w is None:
             with pytest.raises(linksieve.NormalizeError):
-                linksieve.normalize(u, level=level, input=input)
+                linksieve.normalize(u, rung=rung, input=input)
         else:
-            assert linksieve.normalize(u, level=level, input=input) == w
+            assert linksieve.normalize(u, rung=rung, input=input) == w
 
 
 def test_defaults_are_those_of_the_cli_normalize(cli, non_normal):
@@ -115,7 +115,7 @@ def test_errors_carry_rung_rule_offset():
     with pytest.raises(linksieve.NormalizeError) as e:
         linksieve.normalize("../a")
     assert (e.value.rule, e.value.offset) == ("relative-ref", 0)
-    assert linksieve.normalize("../a", level="syntax") == "../a"
+    assert linksieve.normalize("../a", rung="syntax") == "../a"
     with pytest.raises(linksieve.NormalizeError) as e:
         linksieve.normalize("http://[::1/", input="web")
     assert (e.value.rule, e.value.offset) == ("url-standard", None)
@@ -129,8 +129,36 @@ def test_errors_carry_rung_rule_offset():
     assert i == 1 and err.offset == 8 and err.input == "http://a b/"
 
 
+
+def test_level_is_the_old_name_of_rung(tmp_path):
+    """``level=`` (the old name) is ``rung=`` on every call that takes it; both at once is a
+    TypeError; what a call reports names the rung ``rung``."""
+    urls = ["HTTP://A.example:80/a/../%7e?q#f", "http://a.example/b"]
+    for rung in RUNGS:
+        assert linksieve.normalize_many(urls, level=rung) == linksieve.normalize_many(
+            urls, rung=rung)
+        assert linksieve.normalize(urls[0], level=rung) == linksieve.normalize(urls[0], rung=rung)
+        assert linksieve.compare(*urls, level=rung) == linksieve.compare(*urls, rung=rung)
+        assert linksieve.identity(level=rung) == linksieve.identity(rung=rung)
+        assert linksieve.identity(level=rung)["rung"] == rung
+        assert linksieve.Normalizer(level=rung).options["rung"] == rung
+        assert linksieve.Normalizer(level=rung)(urls[0]) == linksieve.normalize(urls[0], rung=rung)
+    assert linksieve.normalize(urls[0], rung="string") != linksieve.normalize(urls[0])
+    # a store made with level= records the rung: rung= opens it, another rung is refused
+    with linksieve.SeenSet("persistent", str(tmp_path / "s"), level="protocol") as s:
+        assert s.add("http://a.example/") and not s.add("http://a.example/")
+    with pytest.raises(linksieve.StoreError):
+        linksieve.SeenSet("persistent", str(tmp_path / "s"), rung="scheme")
+    with linksieve.SeenSet("persistent", str(tmp_path / "s"), rung="protocol") as s:
+        assert not s.add("http://a.example/")
+    for call in (lambda: linksieve.normalize("http://a/", rung="syntax", level="syntax"),
+                 lambda: linksieve.Normalizer(rung="syntax", level="scheme"),
+                 lambda: linksieve.SeenSet(rung="syntax", level="syntax")):
+        with pytest.raises(TypeError, match="level is the old name of rung"):
+            call()
+
 @pytest.mark.parametrize("kwargs, message", [
-    ({"level": "top"}, "level: "),
+    ({"rung": "top"}, "rung: "),
     ({"form": "bad"}, "form: "),
     ({"input": "loose"}, "input: unknown input mode"),
     ({"profile": "nope"}, "profile: "),
@@ -153,8 +181,8 @@ def test_compare():
     assert linksieve.compare("http://a.example/", "HTTP://A.example:80") == "scheme"
     assert linksieve.compare("http://a/?b&a", "http://a/?a&b") is None
     assert linksieve.compare("http://a/?b&a", "http://a/?a&b", profile="w3lib") == "profile"
-    assert linksieve.compare("http://a/%7e", "http://a/~", level="string") is None
-    assert linksieve.compare("a/./b", "a/b", level="syntax") == "syntax"
+    assert linksieve.compare("http://a/%7e", "http://a/~", rung="string") is None
+    assert linksieve.compare("a/./b", "a/b", rung="syntax") == "syntax"
     with pytest.raises(linksieve.NormalizeError) as e:
         linksieve.compare("http://ok/", "http://a b/")
     assert e.value.input == "http://a b/"
@@ -190,7 +218,7 @@ def test_fingerprint_is_xxh3_128_and_the_cli_tsv_key(cli, kasztp):
 
 
 @pytest.mark.parametrize("args", [
-    {}, {"level": "protocol"}, {"form": "surt"}, {"profile": "w3lib"},
+    {}, {"rung": "protocol"}, {"form": "surt"}, {"profile": "w3lib"},
     {"profile": "w3lib:keep_fragments=true"}, {"profile": "surt-ia"},
 ])
 def test_identity_equals_cli(cli, args):
@@ -267,8 +295,8 @@ def test_extract_keys_are_the_keys_run_writes(cli, tmp_path, kasztp):
     data = text.read_bytes()
     for key, args in [
         (True, []),
-        (linksieve.Normalizer(input="leiri", level="protocol"), ["--level", "protocol"]),
-        (linksieve.Normalizer(input="leiri", form="iri", level="syntax"), ["--form", "iri", "--level", "syntax"]),
+        (linksieve.Normalizer(input="leiri", rung="protocol"), ["--rung", "protocol"]),
+        (linksieve.Normalizer(input="leiri", form="iri", rung="syntax"), ["--form", "iri", "--rung", "syntax"]),
         (linksieve.Normalizer(profile="w3lib"), ["--profile", "w3lib"]),
     ]:
         links = linksieve.extract(data, schemeless=True, email=True, key=key)
@@ -373,11 +401,11 @@ def test_gil_is_released_by_normalize_many(kasztp, non_normal):
 
 
 def test_threads_call_concurrently(kasztp):
-    want = linksieve.normalize_many(kasztp[:5000], level="protocol")
+    want = linksieve.normalize_many(kasztp[:5000], rung="protocol")
     results = [None] * 4
 
     def work(i):
-        results[i] = linksieve.normalize_many(kasztp[:5000], level="protocol", threads=2)
+        results[i] = linksieve.normalize_many(kasztp[:5000], rung="protocol", threads=2)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
     for t in threads:
@@ -389,7 +417,7 @@ def test_threads_call_concurrently(kasztp):
 
 def test_normalizer_equals_normalize(non_normal):
     urls = non_normal[:3000]
-    for options in ({}, {"level": "protocol", "input": "web"}, {"profile": "w3lib"},
+    for options in ({}, {"rung": "protocol", "input": "web"}, {"profile": "w3lib"},
                     {"form": "iri", "nfc": True}):
         n = linksieve.Normalizer(**options)
         errors, want_errors = [], []
@@ -407,6 +435,6 @@ def test_normalizer_equals_normalize(non_normal):
                 assert n(u) == want
         assert {k: v for k, v in n.options.items() if k in options} == options
     assert repr(linksieve.Normalizer(profile="w3lib")) == (
-        "Normalizer(level='scheme', form='uri', input='strict', profile='w3lib', nfc=False)")
-    with pytest.raises(ValueError, match="level: "):
-        linksieve.Normalizer(level="top")
+        "Normalizer(rung='scheme', form='uri', input='strict', profile='w3lib', nfc=False)")
+    with pytest.raises(ValueError, match="rung: "):
+        linksieve.Normalizer(rung="top")

@@ -199,7 +199,7 @@ def test_fingerprints_are_scrapys_on_random_urls():
     assert refused == raised and 0 < raised < 7_500
 
 
-# --- the ladder (LINKSIEVE_PROFILE unset to None/"" and LINKSIEVE_LEVEL) ---------------------
+# --- the ladder (LINKSIEVE_PROFILE unset to None/"" and LINKSIEVE_RUNG) ----------------------
 
 NO_PROFILE = [pytest.param(None, id="None"), pytest.param("", id="empty")]
 
@@ -219,11 +219,11 @@ SCHEME_DIFFERENT = [
 ]
 
 
-def ladder_crawler(profile, level="scheme", **more):
+def ladder_crawler(profile, rung="scheme", **more):
     return get_crawler(settings_dict={
         "REQUEST_FINGERPRINTER_CLASS": "linksieve.scrapy.RequestFingerprinter",
         "LINKSIEVE_PROFILE": profile,
-        "LINKSIEVE_LEVEL": level,
+        "LINKSIEVE_RUNG": rung,
         **more,
     })
 
@@ -235,10 +235,10 @@ def test_crawler_ladder_fingerprinter(profile):
     assert isinstance(fp, RequestFingerprinter)
     assert fp.identity == "scrapy-sha1 scheme/web"
     for a, b in SCHEME_EQUAL:
-        assert linksieve.compare(a, b, level="scheme", input="web") is not None
+        assert linksieve.compare(a, b, rung="scheme", input="web") is not None
         assert fp.fingerprint(Request(a)) == fp.fingerprint(Request(b)), (a, b)
     for a, b in SCHEME_DIFFERENT:
-        assert linksieve.compare(a, b, level="scheme", input="web") is None
+        assert linksieve.compare(a, b, rung="scheme", input="web") is None
         assert fp.fingerprint(Request(a)) != fp.fingerprint(Request(b)), (a, b)
     # method, body and verbatim_url still count
     url = SCHEME_EQUAL[0][0]
@@ -263,8 +263,8 @@ def test_crawler_ladder_fingerprints_follow_the_keys(profile, kasztp, non_normal
         for a, b in [(kasztp[i], non_normal[i]), (kasztp[i], kasztp[i + 1])]:
             ra, rb = Request(a), Request(b)
             try:
-                ka = linksieve.normalize(ra.url, level="scheme", input="web")
-                kb = linksieve.normalize(rb.url, level="scheme", input="web")
+                ka = linksieve.normalize(ra.url, rung="scheme", input="web")
+                kb = linksieve.normalize(rb.url, rung="scheme", input="web")
             except linksieve.NormalizeError:
                 continue
             # the ladder keeps fragments, Scrapy's recipe (and so the fingerprint) does not
@@ -272,6 +272,23 @@ def test_crawler_ladder_fingerprints_follow_the_keys(profile, kasztp, non_normal
             equal += same
             assert (fp.fingerprint(ra) == fp.fingerprint(rb)) == same, (a, b)
     assert equal > 5_000
+
+
+def test_level_is_the_old_name_of_rung():
+    """``LINKSIEVE_LEVEL`` and ``level=`` (the old names) make the fingerprints that
+    ``LINKSIEVE_RUNG`` and ``rung=`` make; the new name wins when both are set."""
+    urls = ["http://A.example:80/%7e?b=1#x", "http://a.example/%41"]  # the string rung keeps %7e, %41
+    def fps(fp):
+        return [fp.fingerprint(Request(u)) for u in urls]
+    new = ladder_crawler("", "string").request_fingerprinter
+    old = get_crawler(settings_dict={
+        "REQUEST_FINGERPRINTER_CLASS": "linksieve.scrapy.RequestFingerprinter",
+        "LINKSIEVE_PROFILE": "", "LINKSIEVE_LEVEL": "string"}).request_fingerprinter
+    both = ladder_crawler("", "string", LINKSIEVE_LEVEL="syntax").request_fingerprinter
+    syntax = ladder_crawler("", "syntax").request_fingerprinter
+    assert fps(new) == fps(old) == fps(both) != fps(syntax)
+    assert new.identity == old.identity == "scrapy-sha1 string/web"
+    assert fps(RequestFingerprinter(profile=None, level="string")) == fps(new)
 
 
 def test_crawler_ladder_fingerprint_ignores_the_fragment():
@@ -284,14 +301,16 @@ def test_crawler_ladder_fingerprint_ignores_the_fragment():
 
 
 @pytest.mark.parametrize("settings", [
-    pytest.param({"LINKSIEVE_PROFILE": None}, id="None-no-level"),
+    pytest.param({"LINKSIEVE_PROFILE": None}, id="None-no-rung"),
+    pytest.param({"LINKSIEVE_PROFILE": None, "LINKSIEVE_RUNG": "bogus"},
+                 id="None-bad-rung"),
     pytest.param({"LINKSIEVE_PROFILE": None, "LINKSIEVE_LEVEL": "bogus"},
                  id="None-bad-level"),
-    pytest.param({"LINKSIEVE_PROFILE": None, "LINKSIEVE_LEVEL": "scheme",
+    pytest.param({"LINKSIEVE_PROFILE": None, "LINKSIEVE_RUNG": "scheme",
                   "LINKSIEVE_INPUT": "bogus"}, id="None-bad-input"),
-    pytest.param({"LINKSIEVE_PROFILE": ""}, id="empty-no-level"),
-    pytest.param({"LINKSIEVE_PROFILE": "", "LINKSIEVE_LEVEL": "bogus"}, id="empty-bad-level"),
-    pytest.param({"LINKSIEVE_PROFILE": "", "LINKSIEVE_LEVEL": "scheme",
+    pytest.param({"LINKSIEVE_PROFILE": ""}, id="empty-no-rung"),
+    pytest.param({"LINKSIEVE_PROFILE": "", "LINKSIEVE_RUNG": "bogus"}, id="empty-bad-rung"),
+    pytest.param({"LINKSIEVE_PROFILE": "", "LINKSIEVE_RUNG": "scheme",
                   "LINKSIEVE_INPUT": "bogus"}, id="empty-bad-input"),
     pytest.param({"LINKSIEVE_PROFILE": "no-such-profile"}, id="bad-profile"),
 ])
@@ -314,7 +333,7 @@ def test_default_settings_are_the_w3lib_profile():
     with pytest.raises(ValueError):
         RequestFingerprinter(profile=None)
     with pytest.raises(ValueError):
-        RequestFingerprinter(profile=None, level="nope")
+        RequestFingerprinter(profile=None, rung="nope")
 
 
 # --- DupeFilter ------------------------------------------------------------------------------
@@ -361,7 +380,7 @@ def test_request_seen_answers_like_rfpdupefilter(sequence):
     assert answers(df, sequence[:100]) == [True] * 100
     df.close("finished")
     # with another fingerprinter: the answers of a set of its fingerprints
-    fp = RequestFingerprinter(profile=None, level="scheme")
+    fp = RequestFingerprinter(profile=None, rung="scheme")
     ladder = DupeFilter(fingerprinter=fp)
     seen, want = set(), []
     for r in sequence:
@@ -419,7 +438,7 @@ def test_store_refuses_another_fingerprinter(tmp_path):
     df.request_seen(Request("http://a.example/"))
     df.close("finished")
     with pytest.raises(linksieve.StoreError):
-        DupeFilter(str(tmp_path), fingerprinter=RequestFingerprinter(profile=None, level="scheme"))
+        DupeFilter(str(tmp_path), fingerprinter=RequestFingerprinter(profile=None, rung="scheme"))
     df = DupeFilter(str(tmp_path))  # the same one is fine
     assert df.request_seen(Request("HTTP://A.example/#x"))
     df.close("finished")

@@ -110,7 +110,7 @@ def test_persistent_store_keeps_keys_and_its_identity(tmp_path):
         assert s.add_many(["a", "b", "a"]) == [True, True, False]
     with linksieve.SeenSet("persistent", str(path), profile="w3lib") as s:
         assert s.add_many(["b", "c"]) == [False, True] and len(s) == 3
-    for other in ({}, {"profile": "w3lib:keep_fragments=true"}, {"level": "syntax"},
+    for other in ({}, {"profile": "w3lib:keep_fragments=true"}, {"rung": "syntax"},
                   {"namespace": "x"}):
         with pytest.raises(linksieve.StoreError, match="identity|differs|rung|form"):
             linksieve.SeenSet("persistent", path, **other)

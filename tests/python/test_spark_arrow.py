@@ -29,11 +29,11 @@ def test_key_batches_equal_normalize_many(non_normal):
     urls = non_normal[:10000] + ["http://a b/"]
     batches = [pa.RecordBatch.from_pydict({"value": urls[i:i + 3000]})
                for i in range(0, len(urls), 3000)]
-    out = list(job.key_batches(iter(batches), {"level": "protocol"}))
+    out = list(job.key_batches(iter(batches), {"rung": "protocol"}))
     assert [b.schema.names for b in out] == [["url", "key"]] * len(batches)
     assert all(b.schema.field("key").type == pa.string() for b in out)
     keys = [k for b in out for k in b.column("key").to_pylist()]
-    assert keys == linksieve.normalize_many(urls, level="protocol")
+    assert keys == linksieve.normalize_many(urls, rung="protocol")
     assert keys[-1] is None
 
 

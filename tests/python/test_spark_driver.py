@@ -20,11 +20,25 @@ def driver():
     return module
 
 
-@pytest.mark.parametrize("options", [[], ["--profile", "w3lib"], ["--level", "protocol", "--form", "surt"]])
+@pytest.mark.parametrize("options", [[], ["--profile", "w3lib"], ["--rung", "protocol", "--form", "surt"]])
 def test_identity_fields_are_those_linksieve_identity_prints(cli, driver, options):
     printed = json.loads(cli("identity", *options).stdout)
     assert tuple(printed) == driver.IDENTITY_FIELDS
     assert set(driver.IDENTITY_DEFAULTS) <= set(printed)
+
+
+def test_level_is_the_old_name_of_rung(driver):
+    spec = importlib.util.spec_from_file_location("linksieve_arrow", PATH.with_name("linksieve_arrow.py"))
+    arrow = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(arrow)
+    for module in (driver, arrow):
+        parse = module.build_parser().parse_args
+        common = ["--input", "f", "--out", "o"]
+        assert parse(common).rung == "scheme"
+        assert parse(common + ["--rung", "syntax"]).rung == "syntax"
+        assert parse(common + ["--level", "protocol"]).rung == "protocol"
+        with pytest.raises(SystemExit):
+            parse(common + ["--level", "top"])
 
 
 def test_escape_field_is_the_escaping_of_linksieve_rows(cli, driver, tmp_path):

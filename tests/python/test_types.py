@@ -9,7 +9,8 @@ GOOD = """
 import linksieve
 from linksieve.scrapy import DupeFilter, RequestFingerprinter
 
-key: str = linksieve.normalize("http://a/", level="syntax", input="web")
+key: str = linksieve.normalize("http://a/", rung="syntax", input="web")
+old: str = linksieve.normalize("http://a/", level="syntax")
 keys: list[str | None] = linksieve.normalize_many(["http://a/", None])
 tup: tuple[str | None, ...] = linksieve.normalize_many(("http://a/",))
 errors: list[tuple[int, linksieve.NormalizeError]] = []
@@ -33,6 +34,7 @@ except linksieve.NormalizeError as e:
 
 BAD = {
     "normalize(1)": "linksieve.normalize(1)",
+    "bad rung": 'linksieve.normalize("x", rung="top")',
     "bad level": 'linksieve.normalize("x", level="top")',
     "positional option": 'linksieve.normalize("x", "scheme")',
     "bad kind": 'linksieve.SeenSet("disk")',

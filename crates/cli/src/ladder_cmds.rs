@@ -16,15 +16,22 @@ use std::sync::Arc;
 #[derive(Args, Debug, Clone)]
 pub struct LadderArgs {
     /// Rung of the comparison ladder (draft-ietf-iri-comparison-00 4.1-4.4).
-    #[arg(long = "level", value_name = "RUNG", value_enum, default_value_t = Rung::Scheme)]
+    // `--level`: its old name, kept for users' scripts (issue 32: one name per concept)
+    #[arg(
+        long = "rung",
+        visible_alias = "level",
+        value_name = "RUNG",
+        value_enum,
+        default_value_t = Rung::Scheme
+    )]
     rung: Rung,
     /// Unicode NFC at the syntax rung: for text transcoded from a legacy encoding (CMP 4.2.2).
     #[arg(long)]
     nfc: bool,
-    /// Protocol-rung rules, a TOML file (needs --level protocol).
+    /// Protocol-rung rules, a TOML file (needs --rung protocol).
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
-    /// Redirects seen by a crawler, `FROM<TAB>TO` per line (needs --level protocol).
+    /// Redirects seen by a crawler, `FROM<TAB>TO` per line (needs --rung protocol).
     #[arg(long, value_name = "FILE")]
     redirects: Option<PathBuf>,
     /// Make the keys another canonicalizer makes, byte for byte: w3lib, urlcanon-semantic,
@@ -99,7 +106,7 @@ pub fn identity(a: &IdentityArgs) -> Result<ExitCode> {
 pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<Keying> {
     let rung: Rung = l.rung;
     if rung != Rung::Protocol && (l.rules.is_some() || l.redirects.is_some()) {
-        bail!("--rules and --redirects apply at the protocol rung: add --level protocol");
+        bail!("--rules and --redirects apply at the protocol rung: add --rung protocol");
     }
     if l.profile.is_some() && form != KeyForm::Uri {
         bail!("--profile makes keys in its library's own form: leave out --form");

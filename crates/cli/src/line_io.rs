@@ -21,7 +21,7 @@ pub enum Format {
     Text,
     /// One JSON object per input line: `{"input", "output"}` or `{"input", "error"}`.
     Jsonl,
-    /// The engine row `key<TAB>canonical<TAB>original<TAB>provenance`: the output's fingerprint
+    /// The engine row `fingerprint<TAB>key<TAB>original<TAB>provenance`: the output's fingerprint
     /// in hex, the output, the input line, `FILE:LINE` (`-` for stdin, `arg` for arguments);
     /// fields escaped. Errors on stderr as `FILE:LINE: <reason>`.
     Tsv,

@@ -29,8 +29,8 @@ pub enum ScanFormat {
     /// One JSON object per link: link, file, start, end, line, kind, trimmed, trailing,
     /// encoding, from_legacy, nfc_changed.
     Jsonl,
-    /// The engine row `key<TAB>canonical<TAB>original<TAB>provenance` per link: the key's
-    /// fingerprint in hex, the key at `--level`/`--form`, the link text, `FILE:LINE:OFFSET`.
+    /// The engine row `fingerprint<TAB>key<TAB>original<TAB>provenance` per link: the key's
+    /// fingerprint in hex, the key at `--rung`/`--form`, the link text, `FILE:LINE:OFFSET`.
     /// A link without a key is reported on stderr and counted (`--stats`), not written.
     Tsv,
 }

@@ -75,7 +75,7 @@ fn rule_files_have_a_size_limit() {
     for flag in ["--rules", "--redirects"] {
         let (code, err) = status(&[
             "normalize",
-            "--level",
+            "--rung",
             "protocol",
             flag,
             "/dev/zero",

@@ -130,7 +130,7 @@ fn a_persistent_set_across_runs_and_its_identity() {
     // key (before issue 31 the store recorded neither --nfc nor --input: a run with either
     // wrote the same links again)
     for other in [
-        &["dedup", "-q", "--level", "string", "--seen", s][..],
+        &["dedup", "-q", "--rung", "string", "--seen", s][..],
         &["dedup", "-q", "--nfc", "--seen", s],
         &["dedup", "-q", "--input", "web", "--seen", s],
         &["run", "-q", "--nfc", "--seen", s],

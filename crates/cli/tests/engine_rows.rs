@@ -1,14 +1,14 @@
 //! The line contract for engines: `run`, `scan` and `normalize --format tsv` write
-//! `key<TAB>canonical<TAB>original<TAB>provenance` with the key the fingerprint of the canonical
-//! key, fields escaped; `identity` names what the keys are.
+//! `fingerprint<TAB>key<TAB>original<TAB>provenance` with the fingerprint that of the key,
+//! fields escaped; `identity` names what the keys are.
 
 use crate::common;
 use common::linksieve;
 use linksieve_dedup::Fingerprint;
 use std::path::PathBuf;
 
-/// Splits rows into their four fields, checking the shape and that `key` is the fingerprint of
-/// `canonical` (escaped fields are compared as written).
+/// Splits rows into their four fields, checking the shape and that `fingerprint` is that of
+/// `key` (escaped fields are compared as written).
 fn rows(stdout: &str) -> Vec<[String; 4]> {
     stdout
         .lines()
@@ -159,7 +159,7 @@ fn identity_names_hash_rung_form_and_rules() {
     let r = linksieve(
         &[
             "identity",
-            "--level",
+            "--rung",
             "protocol",
             "--form",
             "surt",

@@ -72,7 +72,7 @@ fn run_jsonl_keeps_the_original_text() {
     assert_eq!(rows, want);
 }
 
-/// `key<TAB>canonical<TAB>original<TAB>provenance` rows: (original, canonical) of each.
+/// `fingerprint<TAB>key<TAB>original<TAB>provenance` rows: (original, canonical) of each.
 fn tsv_pairs(out: &str) -> Vec<(String, String)> {
     out.lines()
         .map(|l| {

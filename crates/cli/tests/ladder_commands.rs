@@ -44,12 +44,9 @@ fn normalize_defaults_to_the_scheme_rung_and_uri_keys() {
 #[test]
 fn normalize_levels_forms_and_jsonl() {
     let iri = "eXAMPLE://a/./b/../b/%63/%7bfoo%7d/ros%C3%A9";
-    let r = linksieve(
-        &["normalize", "--level", "syntax", "--form", "iri", iri],
-        "",
-    );
+    let r = linksieve(&["normalize", "--rung", "syntax", "--form", "iri", iri], "");
     assert_eq!(r.stdout, "example://a/b/c/%7Bfoo%7D/rosé\n");
-    let r = linksieve(&["normalize", "--level", "string", iri], "");
+    let r = linksieve(&["normalize", "--rung", "string", iri], "");
     assert_eq!(r.stdout, format!("{iri}\n"));
     let r = linksieve(
         &["normalize", "--form", "surt", "--format", "jsonl", "-"],
@@ -60,15 +57,76 @@ fn normalize_levels_forms_and_jsonl() {
         "{\"input\":\"http://www.example.com/p\",\"output\":\"http://(com,example,www,)/p\"}\n"
     );
     let r = linksieve(
-        &["normalize", "--input", "leiri", "--level", "protocol"],
+        &["normalize", "--input", "leiri", "--rung", "protocol"],
         "http://h/a b#top\n",
     );
     assert_eq!((r.code, r.stdout.as_str()), (0, "http://h/a%20b\n"));
     let r = linksieve(
-        &["normalize", "--nfc", "--level", "syntax"],
+        &["normalize", "--nfc", "--rung", "syntax"],
         "http://h/re\u{301}sume\u{301}\n",
     );
     assert_eq!(r.stdout, "http://h/r%C3%A9sum%C3%A9\n");
+}
+
+/// `--level` is the old name of `--rung` (issue 32: one name per concept, old spellings kept):
+/// both make the same keys, a store made with one opens with the other (and refuses another
+/// rung), and `--help` names the alias.
+#[test]
+fn level_is_an_alias_of_rung() {
+    let input = "HTTP://www.Example.com:80/a/../b?q#f\nhttp://h/%7e#x\nhttp://h/~#y\n";
+    for cmd in [&["normalize"][..], &["run", "-q", "-"]] {
+        let with = |flag: &str| {
+            let mut args = cmd.to_vec();
+            args.extend([flag, "protocol"]);
+            linksieve(&args, input)
+        };
+        let (new, old) = (with("--rung"), with("--level"));
+        assert_eq!(
+            (new.code, old.code),
+            (0, 0),
+            "{cmd:?}: {} {}",
+            new.stderr,
+            old.stderr
+        );
+        assert_eq!(new.stdout, old.stdout, "{cmd:?}");
+        assert_ne!(
+            new.stdout,
+            linksieve(cmd, input).stdout,
+            "{cmd:?}: the rung applies"
+        );
+    }
+    let store = common::tempdir("level-alias").join("seen");
+    let s = store.to_str().expect("utf-8 path");
+    let r = linksieve(
+        &["dedup", "-q", "--level", "syntax", "--seen", s],
+        "http://a/\n",
+    );
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "http://a/\n"),
+        "{}",
+        r.stderr
+    );
+    let r = linksieve(
+        &["dedup", "-q", "--rung", "syntax", "--seen", s],
+        "http://a/\nhttp://b/\n",
+    );
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "http://b/\n"),
+        "{}",
+        r.stderr
+    );
+    let r = linksieve(
+        &["dedup", "-q", "--rung", "scheme", "--seen", s],
+        "http://c/\n",
+    );
+    assert_eq!(r.code, 2, "another rung is refused: {}", r.stderr);
+    let help = linksieve(&["normalize", "--help"], "").stdout;
+    assert!(
+        help.contains("--rung <RUNG>") && help.contains("[alias: --level]"),
+        "{help}"
+    );
 }
 
 #[test]
@@ -84,7 +142,7 @@ fn rules_and_redirects_files() {
     let r = linksieve(
         &[
             "normalize",
-            "--level",
+            "--rung",
             "protocol",
             "--rules",
             rules.path(),
@@ -108,7 +166,7 @@ fn rules_and_redirects_files() {
     let r = linksieve(
         &[
             "normalize",
-            "--level",
+            "--rung",
             "protocol",
             "--redirects",
             redirects.path(),
@@ -123,7 +181,7 @@ fn rules_and_redirects_files() {
     let r = linksieve(
         &[
             "normalize",
-            "--level",
+            "--rung",
             "protocol",
             "--rules",
             bad.path(),
@@ -150,7 +208,7 @@ fn compare_prints_the_lowest_rung_or_the_difference() {
     let r = linksieve(
         &[
             "compare",
-            "--level",
+            "--rung",
             "protocol",
             "http://example.com/#",
             "http://example.com/",

@@ -2,13 +2,13 @@
 //! (keys, rejected links, inputs that could not be read) and `--counts`.
 //!
 //! The engine row is the line contract for engines (Spark, Hadoop streaming, shell pipelines):
-//! one row per key, `key<TAB>canonical<TAB>original<TAB>provenance`, written by `run`, `scan`
+//! one row per key, `fingerprint<TAB>key<TAB>original<TAB>provenance`, written by `run`, `scan`
 //! and `normalize` with `--format tsv`.
 //!
-//! - `key`: the 128-bit fingerprint of the canonical key (XXH3-128, seed 0,
+//! - `fingerprint`: the 128-bit fingerprint of the key (XXH3-128, seed 0,
 //!   [`linksieve_dedup::FINGERPRINT_VERSION`]) as 32 lowercase hex digits: the value the local
 //!   seen-sets store, fixed-width, so an engine shuffles and joins on it cheaply.
-//! - `canonical`: the canonical key itself (the rung and form chosen).
+//! - `key`: the key itself (the rung and form chosen).
 //! - `original`: the text as found (a link) or as given (a line).
 //! - `provenance`: where it came from (`INPUT:LINE:OFFSET` for links, `INPUT:LINE` for lines,
 //!   the record's target URI for links in WARC records).
@@ -33,13 +33,13 @@ pub enum OutputFormat {
     #[default]
     #[cfg_attr(feature = "clap", value(help = "One key per line"))]
     Keys,
-    /// The engine row of [`crate::write_row`]: `key<TAB>canonical<TAB>original<TAB>provenance`,
+    /// The engine row of [`crate::write_row`]: `fingerprint<TAB>key<TAB>original<TAB>provenance`,
     /// with `key` the fingerprint in hex and `provenance` `INPUT:LINE:OFFSET` (or the WARC
     /// record's target URI); fields escaped with [`crate::tsv`].
     #[cfg_attr(
         feature = "clap",
         value(
-            help = "`key<TAB>canonical<TAB>original<TAB>provenance`: the key's fingerprint in hex, the key, the first original, `INPUT:LINE:OFFSET` or the WARC record's target URI; fields escaped"
+            help = "`fingerprint<TAB>key<TAB>original<TAB>provenance`: the key's fingerprint in hex, the key, the first original, `INPUT:LINE:OFFSET` or the WARC record's target URI; fields escaped"
         )
     )]
     Tsv,
@@ -62,7 +62,7 @@ pub enum OutputFormat {
     )]
     Edges,
     /// A Parquet table of the new keys (zstd; needs the `parquet` feature): `url` (the key),
-    /// `fingerprint` (16 bytes, big endian: the TSV `key`), `original`, `warc_filename` (the
+    /// `fingerprint` (16 bytes, big endian: the TSV `fingerprint` in hex), `original`, `warc_filename` (the
     /// input), `offset`, `line`, `provenance` (the WARC record's target URI, or null), `rung`,
     /// `url_host_name`, `url_host_registered_domain`, `link_type` (an edge type name, or null
     /// outside documents and records). Written a row group at a time; readable once the run
@@ -129,8 +129,8 @@ pub fn tsv(s: &str) -> Cow<'_, str> {
     o.into()
 }
 
-/// Writes one engine row, `key<TAB>canonical<TAB>original<TAB>provenance` and a line feed, with
-/// `key` the fingerprint of `canonical` (computed when `fp` is `None`). `provenance` is escaped
+/// Writes one engine row, `fingerprint<TAB>key<TAB>original<TAB>provenance` and a line feed, with
+/// `fingerprint` that of `key` (computed when `fp` is `None`). `provenance` is escaped
 /// like the other fields.
 ///
 /// ```
@@ -145,16 +145,16 @@ pub fn tsv(s: &str) -> Cow<'_, str> {
 pub fn write_row(
     w: &mut impl Write,
     fp: Option<Fingerprint>,
-    canonical: &str,
+    key: &str,
     original: &str,
     provenance: &str,
 ) -> io::Result<()> {
-    let fp = fp.unwrap_or_else(|| Fingerprint::of(canonical.as_bytes()));
+    let fp = fp.unwrap_or_else(|| Fingerprint::of(key.as_bytes()));
     writeln!(
         w,
         "{:032x}\t{}\t{}\t{}",
         fp.0,
-        tsv(canonical),
+        tsv(key),
         tsv(original),
         tsv(provenance)
     )

@@ -14,7 +14,7 @@ mod seen;
 use linksieve_dedup::Fingerprint;
 use linksieve_iri::Rung;
 use linksieve_pipeline::seen::KeyIdentity;
-use options::key_options;
+use options::{key_options, rung_name};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use std::cell::RefCell;
@@ -26,12 +26,12 @@ thread_local! {
 
 /// The key of one URL or IRI.
 ///
-/// level: the rung of the comparison ladder (draft-ietf-iri-comparison): "string", "syntax",
-/// "scheme" (the default) or "protocol". form: "uri" (the default), "iri" or "surt". input:
+/// rung: the rung of the comparison ladder (draft-ietf-iri-comparison): "string", "syntax",
+/// "scheme" (the default) or "protocol" (`level`, its old name, is accepted too). form: "uri" (the default), "iri" or "surt". input:
 /// how the text is read (3987bis 6): "strict" (the IRI grammar), "leiri" or "web" (the WHATWG
 /// URL parser). profile: the key another canonicalizer makes ("w3lib",
 /// "surt-ia", "urlcanon-semantic"..., options as "w3lib:keep_fragments=true"); it reads the
-/// input as its library does, so level and input do not apply. nfc: apply Unicode NFC.
+/// input as its library does, so rung and input do not apply. nfc: apply Unicode NFC.
 ///
 /// Raises NormalizeError (a ValueError) when the input has no key, ValueError for an unknown
 /// option.
@@ -44,16 +44,20 @@ thread_local! {
 /// >>> linksieve.normalize("http://xn--caf-dma.example/", form="iri")
 /// 'http://café.example/'
 #[pyfunction]
-#[pyo3(signature = (url, *, level="scheme", form="uri", input="strict", profile=None, nfc=false))]
+#[pyo3(signature = (url, *, rung=None, level=None, form="uri", input="strict", profile=None, nfc=false))]
 fn normalize<'py>(
     url: &Bound<'py, PyString>,
-    level: &str,
+    rung: Option<&str>,
+    level: Option<&str>,
     form: &str,
     input: &str,
     profile: Option<&str>,
     nfc: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    key_one(url, &key_options(level, form, input, profile, nfc)?)
+    key_one(
+        url,
+        &key_options(rung_name(rung, level)?, form, input, profile, nfc)?,
+    )
 }
 
 /// The key of `url` with `ko`: `url` itself when it is its own key.
@@ -89,12 +93,13 @@ fn key_one<'py>(
 /// >>> [(i, e.rule) for i, e in errors]
 /// [(1, 'ihost')]
 #[pyfunction]
-#[pyo3(signature = (urls, *, level="scheme", form="uri", input="strict", profile=None, nfc=false,
+#[pyo3(signature = (urls, *, rung=None, level=None, form="uri", input="strict", profile=None, nfc=false,
     threads=None, errors=None))]
 #[allow(clippy::too_many_arguments)]
 fn normalize_many<'py>(
     urls: &Bound<'py, PyAny>,
-    level: &str,
+    rung: Option<&str>,
+    level: Option<&str>,
     form: &str,
     input: &str,
     profile: Option<&str>,
@@ -102,14 +107,14 @@ fn normalize_many<'py>(
     threads: Option<usize>,
     errors: Option<&Bound<'py, PyList>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let ko = key_options(level, form, input, profile, nfc)?;
+    let ko = key_options(rung_name(rung, level)?, form, input, profile, nfc)?;
     batch::many_objects(urls, &ko, batch::thread_count(threads)?, errors)
 }
 
 /// normalize_many() over the buffers of a pyarrow string array (called by the Python wrapper).
 #[pyfunction]
 #[pyo3(signature = (validity, offsets, data, offset, length, large, data_start=0, *,
-    level="scheme", form="uri", input="strict", profile=None, nfc=false, threads=None,
+    rung=None, level=None, form="uri", input="strict", profile=None, nfc=false, threads=None,
     errors=None))]
 #[allow(clippy::too_many_arguments)]
 fn _normalize_arrow<'py>(
@@ -121,7 +126,8 @@ fn _normalize_arrow<'py>(
     length: usize,
     large: bool,
     data_start: usize,
-    level: &str,
+    rung: Option<&str>,
+    level: Option<&str>,
     form: &str,
     input: &str,
     profile: Option<&str>,
@@ -129,7 +135,7 @@ fn _normalize_arrow<'py>(
     threads: Option<usize>,
     errors: Option<&Bound<'py, PyList>>,
 ) -> PyResult<batch::ArrowOut<'py>> {
-    let ko = key_options(level, form, input, profile, nfc)?;
+    let ko = key_options(rung_name(rung, level)?, form, input, profile, nfc)?;
     let arrow = batch::ArrowIn {
         validity: validity.map(|v| v.as_bytes()),
         offsets: offsets.as_bytes(),
@@ -150,7 +156,7 @@ fn _normalize_arrow<'py>(
 /// >>> w3lib("http://Example.com/a?b=1&a=2#x"), w3lib.many(["http://a/?b&a", "http://a/ b"])
 /// ('http://example.com/a?a=2&b=1', ['http://a/?a=&b=', 'http://a/%20b'])
 /// >>> w3lib.options
-/// {'level': 'scheme', 'form': 'uri', 'input': 'strict', 'profile': 'w3lib', 'nfc': False}
+/// {'rung': 'scheme', 'form': 'uri', 'input': 'strict', 'profile': 'w3lib', 'nfc': False}
 #[pyclass(module = "linksieve", frozen)]
 struct Normalizer {
     /// The options (read by `extract(key=...)` too).
@@ -161,18 +167,20 @@ struct Normalizer {
 #[pymethods]
 impl Normalizer {
     #[new]
-    #[pyo3(signature = (*, level="scheme", form="uri", input="strict", profile=None, nfc=false))]
+    #[pyo3(signature = (*, rung=None, level=None, form="uri", input="strict", profile=None, nfc=false))]
     fn new(
-        level: &str,
+        rung: Option<&str>,
+        level: Option<&str>,
         form: &str,
         input: &str,
         profile: Option<&str>,
         nfc: bool,
     ) -> PyResult<Self> {
+        let rung = rung_name(rung, level)?;
         Ok(Normalizer {
-            ko: key_options(level, form, input, profile, nfc)?,
+            ko: key_options(rung, form, input, profile, nfc)?,
             spec: (
-                level.into(),
+                rung.into(),
                 form.into(),
                 input.into(),
                 profile.map(Into::into),
@@ -201,8 +209,8 @@ impl Normalizer {
     #[getter]
     fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        let (level, form, input, profile, nfc) = &self.spec;
-        d.set_item("level", level)?;
+        let (rung, form, input, profile, nfc) = &self.spec;
+        d.set_item("rung", rung)?;
         d.set_item("form", form)?;
         d.set_item("input", input)?;
         d.set_item("profile", profile)?;
@@ -211,19 +219,19 @@ impl Normalizer {
     }
 
     fn __repr__(&self) -> String {
-        let (level, form, input, profile, nfc) = &self.spec;
+        let (rung, form, input, profile, nfc) = &self.spec;
         let profile = profile
             .as_ref()
             .map_or("None".to_owned(), |p| format!("'{p}'"));
         let nfc = if *nfc { "True" } else { "False" };
         format!(
-            "Normalizer(level='{level}', form='{form}', input='{input}', profile={profile}, nfc={nfc})"
+            "Normalizer(rung='{rung}', form='{form}', input='{input}', profile={profile}, nfc={nfc})"
         )
     }
 }
 
 /// The lowest rung at which two references are equivalent ("string", "syntax", "scheme" or
-/// "protocol"), up to `level`; "profile" when they differ up to `level` and `profile` gives
+/// "protocol"), up to `rung`; "profile" when they differ up to `rung` and `profile` gives
 /// them one key; None when they differ. Relative references compare at the string and syntax
 /// rungs only (CMP 2).
 ///
@@ -235,17 +243,19 @@ impl Normalizer {
 /// >>> linksieve.compare("http://a.example/?b&a", "http://a.example/?a&b", profile="w3lib")
 /// 'profile'
 #[pyfunction]
-#[pyo3(signature = (a, b, *, level="scheme", input="strict", profile=None, nfc=false))]
+#[pyo3(signature = (a, b, *, rung=None, level=None, input="strict", profile=None, nfc=false))]
+#[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
     a: &str,
     b: &str,
-    level: &str,
+    rung: Option<&str>,
+    level: Option<&str>,
     input: &str,
     profile: Option<&str>,
     nfc: bool,
 ) -> PyResult<Option<&'static str>> {
-    let ko = key_options(level, "uri", input, profile, nfc)?;
+    let ko = key_options(rung_name(rung, level)?, "uri", input, profile, nfc)?;
     let c = ko.keying.compare(a, b, ko.input).map_err(|e| {
         // the input the error is about: the first that has no key at the rung
         let which = match ko.keying.compare(a, a, ko.input) {
@@ -285,15 +295,16 @@ fn fingerprint<'py>(key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
 /// >>> linksieve.identity()["rung"], linksieve.identity(profile="w3lib")["profile"]
 /// ('scheme', 'w3lib@w3lib 2.5.0+1')
 #[pyfunction]
-#[pyo3(signature = (*, level="scheme", form="uri", profile=None))]
+#[pyo3(signature = (*, rung=None, level=None, form="uri", profile=None))]
 fn identity<'py>(
     py: Python<'py>,
-    level: &str,
+    rung: Option<&str>,
+    level: Option<&str>,
     form: &str,
     profile: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let id = KeyIdentity::of(
-        &key_options(level, form, "strict", profile, false)?.keying,
+        &key_options(rung_name(rung, level)?, form, "strict", profile, false)?.keying,
         linksieve_iri::InputMode::Leiri,
     );
     let d = PyDict::new(py);

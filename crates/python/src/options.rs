@@ -1,11 +1,11 @@
-//! The keyword options every call shares (`level`, `form`, `input`, `profile`, `nfc`), read
+//! The keyword options every call shares (`rung`, `form`, `input`, `profile`, `nfc`), read
 //! into the library's [`Keying`] and [`InputMode`]. A bad value is a plain
 //! `ValueError` (the caller's mistake), not a `NormalizeError` (the input's).
 
 use linksieve_iri::{InputMode, KeyForm, NormalizeOptions, Rung};
 use linksieve_pipeline::Keying;
 use linksieve_profiles::Profile;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 /// How keys are made: the input mode and the keying choice.
@@ -48,17 +48,28 @@ fn parse_profile(spec: &str) -> PyResult<Profile> {
     })
 }
 
+/// The rung's name from the keywords `rung` and `level` (its old name, kept as an alias: issue
+/// 32, one name per concept): "scheme" when neither is given, a `TypeError` when both are.
+pub(crate) fn rung_name<'a>(rung: Option<&'a str>, level: Option<&'a str>) -> PyResult<&'a str> {
+    match (rung, level) {
+        (Some(_), Some(_)) => Err(PyTypeError::new_err(
+            "rung and level given: level is the old name of rung, give one",
+        )),
+        (rung, level) => Ok(rung.or(level).unwrap_or("scheme")),
+    }
+}
+
 /// Reads the keyword options. `profile` makes keys in its library's own form, so a form other
 /// than the default `uri` is refused with it (as the CLI refuses `--form` with `--profile`).
 pub(crate) fn key_options(
-    level: &str,
+    rung: &str,
     form: &str,
     input: &str,
     profile: Option<&str>,
     nfc: bool,
 ) -> PyResult<KeyOptions> {
-    let rung: Rung = level.parse().map_err(|e| {
-        PyValueError::new_err(format!("level: {e} (string, syntax, scheme, protocol)"))
+    let rung: Rung = rung.parse().map_err(|e| {
+        PyValueError::new_err(format!("rung: {e} (string, syntax, scheme, protocol)"))
     })?;
     let form: KeyForm = form
         .parse()

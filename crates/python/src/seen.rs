@@ -2,7 +2,7 @@
 //! `bytes`) are reduced to the store's 128-bit fingerprint (XXH3-128) before they are kept,
 //! so memory per key does not depend on the key's length.
 
-use crate::options::key_options;
+use crate::options::{key_options, rung_name};
 use linksieve_dedup::redirect::{self, Hop};
 use linksieve_dedup::{Abandoned, CommitPolicy, DedupError, Fingerprint, SeenSet, StoreIdentity};
 use linksieve_pipeline::seen::{DEFAULT_COMMIT, KeyIdentity, SeenKind, SeenOptions};
@@ -68,7 +68,7 @@ fn store_error(e: DedupError) -> PyErr {
 /// `expected` keys at `fp_rate` false "seen" answers, or at most `memory` bytes), "spill"
 /// (exact, at most `memory` bytes of RAM, default 512 MiB, the rest in sorted runs under the
 /// folder `path` or the temporary folder), or "persistent" (exact, a store at `path`, with its
-/// runs in the folder `path` + ".runs", that outlives the process). A persistent store records what its keys are (the `level`, `form`
+/// runs in the folder `path` + ".runs", that outlives the process). A persistent store records what its keys are (the `rung`, `form`
 /// and `profile` that made them, or your own `namespace`) and refuses other keys with
 /// StoreError. Use it as a context manager, or call close().
 ///
@@ -192,7 +192,7 @@ impl PySeenSet {
 impl PySeenSet {
     #[new]
     #[pyo3(signature = (kind="memory", path=None, *, expected=10_000_000, fp_rate=0.001, memory=None,
-        level="scheme", form="uri", profile=None, namespace=None, commit=None, abandoned="seen",
+        rung=None, level=None, form="uri", profile=None, namespace=None, commit=None, abandoned="seen",
         url=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -202,7 +202,8 @@ impl PySeenSet {
         expected: u64,
         fp_rate: f64,
         memory: Option<usize>,
-        level: &str,
+        rung: Option<&str>,
+        level: Option<&str>,
         form: &str,
         profile: Option<&str>,
         namespace: Option<&str>,
@@ -211,6 +212,7 @@ impl PySeenSet {
         url: Option<&str>,
     ) -> PyResult<Self> {
         let bad = |m: &str| Err(PyValueError::new_err(m.to_owned()));
+        let rung = rung_name(rung, level)?;
         let policy = match commit {
             Some(c) => commit_policy(c)?,
             None => DEFAULT_COMMIT,
@@ -266,7 +268,7 @@ impl PySeenSet {
                     Some(ns) => StoreIdentity::new(format!("{{\"namespace\":{ns:?}}}"))
                         .with_legacy(&format!("namespace {ns}"), "namespace", 0),
                     None => KeyIdentity::of(
-                        &key_options(level, form, "strict", profile, false)?.keying,
+                        &key_options(rung, form, "strict", profile, false)?.keying,
                         linksieve_iri::InputMode::Leiri,
                     )
                     .store(),

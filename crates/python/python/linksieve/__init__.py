@@ -63,14 +63,15 @@ __all__ = [
 if TYPE_CHECKING:
     from ._linksieve import _Form as Form
     from ._linksieve import _InputMode as InputMode
-    from ._linksieve import _Level as Level
+    from ._linksieve import _Rung as Rung
 
 
 @overload
 def normalize_many(  # type: ignore[overload-overlap]
     urls: tuple[str | None, ...],
     *,
-    level: Level = ...,
+    rung: Rung | None = ...,
+    level: Rung | None = ...,
     form: Form = ...,
     input: InputMode = ...,
     profile: str | None = ...,
@@ -82,7 +83,8 @@ def normalize_many(  # type: ignore[overload-overlap]
 def normalize_many(
     urls: Iterable[str | None],
     *,
-    level: Level = ...,
+    rung: Rung | None = ...,
+    level: Rung | None = ...,
     form: Form = ...,
     input: InputMode = ...,
     profile: str | None = ...,
@@ -94,7 +96,8 @@ def normalize_many(
 def normalize_many(
     urls: Any,
     *,
-    level: Level = ...,
+    rung: Rung | None = ...,
+    level: Rung | None = ...,
     form: Form = ...,
     input: InputMode = ...,
     profile: str | None = ...,

@@ -8,7 +8,9 @@ from typing import Final, Literal, final, overload
 
 from typing_extensions import Self
 
-_Level = Literal["string", "syntax", "scheme", "protocol"]
+_Rung = Literal["string", "syntax", "scheme", "protocol"]
+# the old name of `_Rung`
+_Level = _Rung
 _Form = Literal["uri", "iri", "surt"]
 _InputMode = Literal["strict", "leiri", "web"]
 _Kind = Literal["memory", "approx", "spill", "persistent", "redis"]
@@ -63,7 +65,8 @@ def resolve(
 def normalize(
     url: str,
     *,
-    level: _Level = "scheme",
+    rung: _Rung | None = None,
+    level: _Rung | None = None,
     form: _Form = "uri",
     input: _InputMode = "strict",
     profile: str | None = None,
@@ -75,7 +78,8 @@ def normalize(
 def normalize_many(  # type: ignore[overload-overlap]
     urls: tuple[str | None, ...],
     *,
-    level: _Level = "scheme",
+    rung: _Rung | None = None,
+    level: _Rung | None = None,
     form: _Form = "uri",
     input: _InputMode = "strict",
     profile: str | None = None,
@@ -87,7 +91,8 @@ def normalize_many(  # type: ignore[overload-overlap]
 def normalize_many(
     urls: Iterable[str | None],
     *,
-    level: _Level = "scheme",
+    rung: _Rung | None = None,
+    level: _Rung | None = None,
     form: _Form = "uri",
     input: _InputMode = "strict",
     profile: str | None = None,
@@ -104,7 +109,8 @@ def _normalize_arrow(
     large: bool,
     data_start: int = 0,
     *,
-    level: _Level = "scheme",
+    rung: _Rung | None = None,
+    level: _Rung | None = None,
     form: _Form = "uri",
     input: _InputMode = "strict",
     profile: str | None = None,
@@ -119,7 +125,8 @@ class Normalizer:
     def __new__(
         cls,
         *,
-        level: _Level = "scheme",
+        rung: _Rung | None = None,
+        level: _Rung | None = None,
         form: _Form = "uri",
         input: _InputMode = "strict",
         profile: str | None = None,
@@ -149,7 +156,8 @@ def compare(
     a: str,
     b: str,
     *,
-    level: _Level = "scheme",
+    rung: _Rung | None = None,
+    level: _Rung | None = None,
     input: _InputMode = "strict",
     profile: str | None = None,
     nfc: bool = False,
@@ -160,7 +168,8 @@ def fingerprint(key: str | bytes) -> bytes:
     """The 16-byte (big-endian) XXH3-128 fingerprint the seen-sets keep of a key."""
 
 def identity(
-    *, level: _Level = "scheme", form: _Form = "uri", profile: str | None = None
+    *, rung: _Rung | None = None, level: _Rung | None = None, form: _Form = "uri",
+    profile: str | None = None
 ) -> dict[str, str | int | None]:
     """What keys made with these options are, as `linksieve identity` prints it."""
 
@@ -295,7 +304,8 @@ class SeenSet:
         expected: int = 10_000_000,
         fp_rate: float = 0.001,
         memory: int | None = None,
-        level: _Level = "scheme",
+        rung: _Rung | None = None,
+        level: _Rung | None = None,
         form: _Form = "uri",
         profile: str | None = None,
         namespace: str | None = None,

@@ -13,11 +13,12 @@ Settings (all optional):
 ``LINKSIEVE_PROFILE``
     The profile that canonicalizes the URL (default ``"w3lib"``: fingerprints byte-identical to
     Scrapy's default fingerprinter, so an existing ``JOBDIR`` keeps working). ``None`` (or an
-    empty string) with ``LINKSIEVE_LEVEL`` uses the comparison ladder instead.
-``LINKSIEVE_LEVEL``, ``LINKSIEVE_INPUT``
+    empty string) with ``LINKSIEVE_RUNG`` uses the comparison ladder instead.
+``LINKSIEVE_RUNG``, ``LINKSIEVE_INPUT``
     The rung (``"syntax"``, ``"scheme"``, ``"protocol"``) and input mode (default ``"web"``) of
     ladder keys, when ``LINKSIEVE_PROFILE`` is None; the fingerprint drops the key's
-    fragment, as Scrapy's recipe does.
+    fragment, as Scrapy's recipe does. ``LINKSIEVE_LEVEL`` is the old name of
+    ``LINKSIEVE_RUNG``, still read when ``LINKSIEVE_RUNG`` is not set.
 ``LINKSIEVE_DUPEFILTER_KIND``
     ``"memory"`` (default without ``JOBDIR``), ``"approx"`` (a Bloom filter: a duplicate is
     never fetched twice, a new request is dropped with probability ``LINKSIEVE_FP_RATE``) or
@@ -101,24 +102,26 @@ class RequestFingerprinter:
         crawler: Crawler | None = None,
         *,
         profile: str | None = "w3lib",
-        level: str | None = None,
+        rung: str | None = None,
         input: str = "web",
+        level: str | None = None,
     ) -> None:
+        rung = rung or level  # `level`: the old name of `rung`
         if crawler is not None:
             s = crawler.settings
             # `Settings.get` answers its default for a setting set to None: read it directly
             if "LINKSIEVE_PROFILE" in s:
                 profile = s["LINKSIEVE_PROFILE"]
-            level = s.get("LINKSIEVE_LEVEL", level)
+            rung = s.get("LINKSIEVE_RUNG") or s.get("LINKSIEVE_LEVEL") or rung
             input = s.get("LINKSIEVE_INPUT", input)
         profile = profile or None
-        if profile is None and level is None:
-            raise ValueError("RequestFingerprinter: set LINKSIEVE_PROFILE or LINKSIEVE_LEVEL")
-        options: dict[str, Any] = {"profile": profile} if profile else {"level": level, "input": input}
+        if profile is None and rung is None:
+            raise ValueError("RequestFingerprinter: set LINKSIEVE_PROFILE or LINKSIEVE_RUNG")
+        options: dict[str, Any] = {"profile": profile} if profile else {"rung": rung, "input": input}
         self._normalize = linksieve.Normalizer(**options)  # a bad option fails here, once
         self._ladder = profile is None
         self._cache: weakref.WeakKeyDictionary[Request, bytes] = weakref.WeakKeyDictionary()
-        ident = linksieve.identity(**({"profile": profile} if profile else {"level": level}))
+        ident = linksieve.identity(**({"profile": profile} if profile else {"rung": rung}))
         #: What the fingerprints are: the recipe and the key identity (stored by DupeFilter).
         recipe = ident["profile"] or f"{ident['rung']}/{input}"
         self.identity = f"scrapy-sha1 {recipe}"
