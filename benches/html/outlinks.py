@@ -9,7 +9,7 @@ package for both Python pipelines) and writes each resolved URL once:
 - `warcio+lxml`: warcio's ArchiveIterator, `lxml.html` parsing and `iterlinks()`;
 - `fastwarc+resiliparse`: FastWARC's ArchiveIterator and Resiliparse's HTML parser (lexbor),
   the fastest native pair on PyPI;
-- `linksieve`: `linksieve run --html -j1 --rung string --input web -q` (the string rung: each
+- `linksieve`: `linksieve run --html -j1 --rung string --input-mode web -q` (the string rung: each
   resolved URL as the URL Standard writes it).
 
 Prints, per tool, the best wall time of N runs, MB/s of WARC, peak RSS (the child's, from
@@ -139,7 +139,7 @@ def main():
     a = ap.parse_args()
     size = os.path.getsize(a.warc)
     tools = {
-        "linksieve": [a.linksieve, "run", "--html", "-j1", "--rung", "string", "--input", "web",
+        "linksieve": [a.linksieve, "run", "--html", "-j1", "--rung", "string", "--input-mode", "web",
                       "-q", a.warc],
         "fastwarc+resiliparse": [sys.executable, "-c", PY_FASTWARC, a.warc],
         "warcio+lxml": [sys.executable, "-c", PY_WARCIO, a.warc],

@@ -9,7 +9,7 @@ each executor, which extracts it once and imports the module from it), this repl
 ``linksieve`` binary remains the tool for whole files (decoding, WARC, link extraction).
 
     spark-submit linksieve_arrow.py --input FILE[,FILE...] --out DIR \\
-        [--rung string|syntax|scheme|protocol] [--form uri|iri|surt] [--mode strict|leiri|web] \\
+        [--rung string|syntax|scheme|protocol] [--form uri|iri|surt] [--input-mode strict|leiri|web] \\
         [--profile NAME[:OPTS]] [--partitions N] [--wheel linksieve-*.whl]
 
 Reads the inputs as text, one URL a line (``spark.read.text``), keys each line, drops the lines
@@ -88,8 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
                    choices=["string", "syntax", "scheme", "protocol"],
                    help="rung of the comparison ladder (--level is its old name)")
     p.add_argument("--form", default="uri", choices=["uri", "iri", "surt"])
-    p.add_argument("--mode", default="strict", choices=["strict", "leiri", "web"],
-                   help="input mode (3987bis 6)")
+    p.add_argument("--input-mode", "--mode", dest="input_mode", default="strict",
+                   choices=["strict", "leiri", "web"],
+                   help="input mode (3987bis 6; --mode is its old name)")
     p.add_argument("--profile", help="a canonicalizer to reproduce (w3lib, surt-ia, ...)")
     p.add_argument("--partitions", type=int, default=None,
                    help="output partitions, 1 to 100000 (default: Spark's)")
@@ -126,7 +127,7 @@ def run(args: argparse.Namespace, spark=None) -> int:
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
-    options: dict[str, Any] = {"rung": args.rung, "form": args.form, "input": args.mode}
+    options: dict[str, Any] = {"rung": args.rung, "form": args.form, "input_mode": args.input_mode}
     if args.profile:
         options = {"profile": args.profile}
     try:

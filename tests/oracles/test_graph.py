@@ -87,7 +87,7 @@ def test_page_edges_match_html_parser_and_ada(run, warc):
         types.setdefault(pair, set()).add(kind)
     assert documents >= len(SERVED) * 6, documents
     # the string rung in web mode: each URL as the URL Standard writes it
-    found = edges(run, warc, "--rung", "string", "--input", "web")
+    found = edges(run, warc, "--rung", "string", "--input-mode", "web")
     nodes = node_pairs(warc, lambda url: iri_model(ada_url.URL(url).href))
     check_node_rows(found, nodes)
     assert attribute_pairs(found) == set(expected) | nodes

@@ -60,7 +60,7 @@ def test_outlinks_of_a_crawl_match_html_parser_and_ada(tmp_path, run, site, use_
         expected.update(iri_model(h) for _, _, h in links if h is not None)
     assert documents > 500 and len(expected) > 1000
     # The string rung in web mode: each resolved URL as the URL Standard writes it.
-    p = run("run", "--html", "--rung", "string", "--input", "web", "--format", "jsonl",
+    p = run("run", "--html", "--rung", "string", "--input-mode", "web", "--format", "jsonl",
             "--stats", tmp_path / "s.json", warc, check_status=0)
     rows = [json.loads(line) for line in p.stdout.splitlines()]
     keys = {r["key"] for r in rows if "key" in r}

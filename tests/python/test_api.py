@@ -26,18 +26,18 @@ def cli_jsonl(cli, urls, *args):
 @pytest.mark.parametrize("input", ["strict", "leiri", "web"])
 def test_normalize_many_equals_cli(cli, non_normal, rung, input):
     urls = non_normal[:4000]
-    want = cli_jsonl(cli, urls, "--rung", rung, "--input", input)
+    want = cli_jsonl(cli, urls, "--rung", rung, "--input-mode", input)
     errors = []
-    got = linksieve.normalize_many(urls, rung=rung, input=input, errors=errors)
+    got = linksieve.normalize_many(urls, rung=rung, input_mode=input, errors=errors)
     assert got == want
     assert sorted(i for i, _ in errors) == [i for i, w in enumerate(want) if w is None]
     # per call: the same keys, the same errors
     for u, w in zip(urls[:500], want[:500]):
         if w is None:
             with pytest.raises(linksieve.NormalizeError):
-                linksieve.normalize(u, rung=rung, input=input)
+                linksieve.normalize(u, rung=rung, input_mode=input)
         else:
-            assert linksieve.normalize(u, rung=rung, input=input) == w
+            assert linksieve.normalize(u, rung=rung, input_mode=input) == w
 
 
 def test_defaults_are_those_of_the_cli_normalize(cli, non_normal):
@@ -117,7 +117,7 @@ def test_errors_carry_rung_rule_offset():
     assert (e.value.rule, e.value.offset) == ("relative-ref", 0)
     assert linksieve.normalize("../a", rung="syntax") == "../a"
     with pytest.raises(linksieve.NormalizeError) as e:
-        linksieve.normalize("http://[::1/", input="web")
+        linksieve.normalize("http://[::1/", input_mode="web")
     assert (e.value.rule, e.value.offset) == ("url-standard", None)
     with pytest.raises(linksieve.NormalizeError) as e:
         linksieve.normalize("http://[::1/", profile="w3lib")
@@ -160,7 +160,7 @@ def test_level_is_the_old_name_of_rung(tmp_path):
 @pytest.mark.parametrize("kwargs, message", [
     ({"rung": "top"}, "rung: "),
     ({"form": "bad"}, "form: "),
-    ({"input": "loose"}, "input: unknown input mode"),
+    ({"input_mode": "loose"}, "input_mode: unknown input mode"),
     ({"profile": "nope"}, "profile: "),
     ({"profile": "w3lib:bogus=1"}, "profile: "),
     ({"profile": "w3lib", "form": "iri"}, "form: a profile"),
@@ -173,6 +173,29 @@ def test_bad_options_are_value_errors(kwargs, message):
         assert not isinstance(e.value, linksieve.NormalizeError)
     with pytest.raises(ValueError, match="threads: must be at least 1"):
         linksieve.normalize_many(["http://a/"], threads=0)
+
+
+def test_input_is_the_old_name_of_input_mode():
+    """``input=`` (the old name) is ``input_mode=`` on every call that takes it; both at once
+    is a TypeError."""
+    urls = ["http://a.example/{x}", "http://a.example/a\\b"]  # read by web only, or web and leiri
+    for mode in ("strict", "leiri", "web"):
+        assert linksieve.normalize_many(urls, input=mode) == linksieve.normalize_many(
+            urls, input_mode=mode)
+        assert linksieve.Normalizer(input=mode).options["input_mode"] == mode
+        assert linksieve.Normalizer(input=mode).many(urls) == linksieve.normalize_many(
+            urls, input_mode=mode)
+        pair = ("http://a.example/%7e", "http://A.example/~")
+        assert linksieve.compare(*pair, input=mode) == linksieve.compare(*pair, input_mode=mode)
+        assert linksieve.resolve("http://a/b/", "../g", input=mode, strict=False) == (
+            linksieve.resolve("http://a/b/", "../g", input_mode=mode, strict=False))
+    assert linksieve.normalize_many(urls, input_mode="web") != linksieve.normalize_many(urls)
+    assert linksieve.resolve("http://a/b/", "..\\g", input="web") == "http://a/g"
+    for call in (lambda: linksieve.normalize("http://a/", input_mode="web", input="web"),
+                 lambda: linksieve.Normalizer(input_mode="web", input="leiri"),
+                 lambda: linksieve.resolve("http://a/", "b", input_mode="web", input="web")):
+        with pytest.raises(TypeError, match="input is the old name of input_mode"):
+            call()
 
 
 def test_compare():
@@ -265,7 +288,7 @@ def test_extract_says_from_legacy_and_its_key_is_the_cli_one(cli, tmp_path):
     [link] = linksieve.extract(page, html=True)
     assert link.encoding == "windows-1258" and link.from_legacy
     assert link.text == "http://example.com/cafe\u0301"
-    key = linksieve.normalize(link.text, input="leiri", nfc=link.from_legacy)
+    key = linksieve.normalize(link.text, input_mode="leiri", nfc=link.from_legacy)
     assert key == "http://example.com/caf%C3%A9"
     assert cli("run", "--html", "-q", f).stdout.splitlines() == [key]
     # the same text in UTF-8 is not from a legacy encoding
@@ -295,8 +318,8 @@ def test_extract_keys_are_the_keys_run_writes(cli, tmp_path, kasztp):
     data = text.read_bytes()
     for key, args in [
         (True, []),
-        (linksieve.Normalizer(input="leiri", rung="protocol"), ["--rung", "protocol"]),
-        (linksieve.Normalizer(input="leiri", form="iri", rung="syntax"), ["--form", "iri", "--rung", "syntax"]),
+        (linksieve.Normalizer(input_mode="leiri", rung="protocol"), ["--rung", "protocol"]),
+        (linksieve.Normalizer(input_mode="leiri", form="iri", rung="syntax"), ["--form", "iri", "--rung", "syntax"]),
         (linksieve.Normalizer(profile="w3lib"), ["--profile", "w3lib"]),
     ]:
         links = linksieve.extract(data, schemeless=True, email=True, key=key)
@@ -333,7 +356,7 @@ def test_resolve_equals_cli_resolve(cli):
             "./../g", "g;x=1/../y", "http:g", "..\\g", "h\tt p://x/", "%zz", "é/ü"]
     for mode in ["strict", "leiri", "web"]:
         for non_strict in [False, True]:
-            args = ["resolve", "--base", base, "--input", mode, "--format", "jsonl"]
+            args = ["resolve", "--base", base, "--input-mode", mode, "--format", "jsonl"]
             if non_strict:
                 args.append("--non-strict")
             rows = [json.loads(x) for x in cli(*args, *refs, status=None).stdout.splitlines()]
@@ -341,14 +364,14 @@ def test_resolve_equals_cli_resolve(cli):
             for ref, row in zip(refs, rows):
                 case = (mode, non_strict, ref)
                 if "output" in row:
-                    got = linksieve.resolve(base, ref, input=mode, strict=not non_strict)
+                    got = linksieve.resolve(base, ref, input_mode=mode, strict=not non_strict)
                     assert got == row["output"], case
                 else:
                     with pytest.raises(ValueError):
-                        linksieve.resolve(base, ref, input=mode, strict=not non_strict)
+                        linksieve.resolve(base, ref, input_mode=mode, strict=not non_strict)
     assert linksieve.resolve(base, "../g") == "http://a/b/g"
     with pytest.raises(ValueError, match="input"):
-        linksieve.resolve(base, "g", input="loose")
+        linksieve.resolve(base, "g", input_mode="loose")
 
 
 def test_extract_equals_cli_scan(cli, tmp_path):
@@ -417,7 +440,7 @@ def test_threads_call_concurrently(kasztp):
 
 def test_normalizer_equals_normalize(non_normal):
     urls = non_normal[:3000]
-    for options in ({}, {"rung": "protocol", "input": "web"}, {"profile": "w3lib"},
+    for options in ({}, {"rung": "protocol", "input_mode": "web"}, {"profile": "w3lib"},
                     {"form": "iri", "nfc": True}):
         n = linksieve.Normalizer(**options)
         errors, want_errors = [], []
@@ -435,6 +458,6 @@ def test_normalizer_equals_normalize(non_normal):
                 assert n(u) == want
         assert {k: v for k, v in n.options.items() if k in options} == options
     assert repr(linksieve.Normalizer(profile="w3lib")) == (
-        "Normalizer(rung='scheme', form='uri', input='strict', profile='w3lib', nfc=False)")
+        "Normalizer(rung='scheme', form='uri', input_mode='strict', profile='w3lib', nfc=False)")
     with pytest.raises(ValueError, match="rung: "):
         linksieve.Normalizer(rung="top")

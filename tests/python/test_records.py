@@ -143,7 +143,7 @@ def test_record_links_and_keys_as_chosen(warc):
                   for link in r.links)
     assert not {k for k in off if k.startswith("redirect-") or k in ("sitemap", "link-header")}
     # a Normalizer's keys: those `normalize` makes of each resolved URL
-    n = linksieve.Normalizer(rung="syntax", input="web")
+    n = linksieve.Normalizer(rung="syntax", input_mode="web")
     for r in linksieve.records(warc, key=n):
         for link in r.links:
             if link.url is not None and link.key is not None:

@@ -235,10 +235,10 @@ def test_crawler_ladder_fingerprinter(profile):
     assert isinstance(fp, RequestFingerprinter)
     assert fp.identity == "scrapy-sha1 scheme/web"
     for a, b in SCHEME_EQUAL:
-        assert linksieve.compare(a, b, rung="scheme", input="web") is not None
+        assert linksieve.compare(a, b, rung="scheme", input_mode="web") is not None
         assert fp.fingerprint(Request(a)) == fp.fingerprint(Request(b)), (a, b)
     for a, b in SCHEME_DIFFERENT:
-        assert linksieve.compare(a, b, rung="scheme", input="web") is None
+        assert linksieve.compare(a, b, rung="scheme", input_mode="web") is None
         assert fp.fingerprint(Request(a)) != fp.fingerprint(Request(b)), (a, b)
     # method, body and verbatim_url still count
     url = SCHEME_EQUAL[0][0]
@@ -263,8 +263,8 @@ def test_crawler_ladder_fingerprints_follow_the_keys(profile, kasztp, non_normal
         for a, b in [(kasztp[i], non_normal[i]), (kasztp[i], kasztp[i + 1])]:
             ra, rb = Request(a), Request(b)
             try:
-                ka = linksieve.normalize(ra.url, rung="scheme", input="web")
-                kb = linksieve.normalize(rb.url, rung="scheme", input="web")
+                ka = linksieve.normalize(ra.url, rung="scheme", input_mode="web")
+                kb = linksieve.normalize(rb.url, rung="scheme", input_mode="web")
             except linksieve.NormalizeError:
                 continue
             # the ladder keeps fragments, Scrapy's recipe (and so the fingerprint) does not
@@ -289,6 +289,12 @@ def test_level_is_the_old_name_of_rung():
     assert fps(new) == fps(old) == fps(both) != fps(syntax)
     assert new.identity == old.identity == "scrapy-sha1 string/web"
     assert fps(RequestFingerprinter(profile=None, level="string")) == fps(new)
+    # input mode: LINKSIEVE_INPUT / input= (old) as LINKSIEVE_INPUT_MODE / input_mode= (new)
+    leiri = ladder_crawler("", "string", LINKSIEVE_INPUT_MODE="leiri").request_fingerprinter
+    old = ladder_crawler("", "string", LINKSIEVE_INPUT="leiri").request_fingerprinter
+    assert leiri.identity == old.identity == "scrapy-sha1 string/leiri"
+    assert fps(leiri) == fps(old) == fps(RequestFingerprinter(profile=None, rung="string",
+                                                              input="leiri"))
 
 
 def test_crawler_ladder_fingerprint_ignores_the_fragment():
@@ -307,7 +313,7 @@ def test_crawler_ladder_fingerprint_ignores_the_fragment():
     pytest.param({"LINKSIEVE_PROFILE": None, "LINKSIEVE_LEVEL": "bogus"},
                  id="None-bad-level"),
     pytest.param({"LINKSIEVE_PROFILE": None, "LINKSIEVE_RUNG": "scheme",
-                  "LINKSIEVE_INPUT": "bogus"}, id="None-bad-input"),
+                  "LINKSIEVE_INPUT_MODE": "bogus"}, id="None-bad-input"),
     pytest.param({"LINKSIEVE_PROFILE": ""}, id="empty-no-rung"),
     pytest.param({"LINKSIEVE_PROFILE": "", "LINKSIEVE_RUNG": "bogus"}, id="empty-bad-rung"),
     pytest.param({"LINKSIEVE_PROFILE": "", "LINKSIEVE_RUNG": "scheme",

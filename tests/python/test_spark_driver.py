@@ -27,7 +27,7 @@ def test_identity_fields_are_those_linksieve_identity_prints(cli, driver, option
     assert set(driver.IDENTITY_DEFAULTS) <= set(printed)
 
 
-def test_level_is_the_old_name_of_rung(driver):
+def test_old_option_names_are_aliases(driver):
     spec = importlib.util.spec_from_file_location("linksieve_arrow", PATH.with_name("linksieve_arrow.py"))
     arrow = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(arrow)
@@ -39,6 +39,11 @@ def test_level_is_the_old_name_of_rung(driver):
         assert parse(common + ["--level", "protocol"]).rung == "protocol"
         with pytest.raises(SystemExit):
             parse(common + ["--level", "top"])
+    parse = arrow.build_parser().parse_args
+    common = ["--input", "f", "--out", "o"]
+    assert parse(common).input_mode == "strict"
+    assert parse(common + ["--input-mode", "web"]).input_mode == "web"
+    assert parse(common + ["--mode", "leiri"]).input_mode == "leiri"  # the old name
 
 
 def test_escape_field_is_the_escaping_of_linksieve_rows(cli, driver, tmp_path):

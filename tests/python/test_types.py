@@ -9,7 +9,7 @@ GOOD = """
 import linksieve
 from linksieve.scrapy import DupeFilter, RequestFingerprinter
 
-key: str = linksieve.normalize("http://a/", rung="syntax", input="web")
+key: str = linksieve.normalize("http://a/", rung="syntax", input_mode="web")
 old: str = linksieve.normalize("http://a/", level="syntax")
 keys: list[str | None] = linksieve.normalize_many(["http://a/", None])
 tup: tuple[str | None, ...] = linksieve.normalize_many(("http://a/",))

@@ -70,7 +70,7 @@ pub struct CompareArgs {
     #[arg(long)]
     explain: bool,
     /// How the two IRIs are read before parsing.
-    #[arg(long, value_enum, default_value_t = InputMode::Strict)]
+    #[arg(long = "input-mode", visible_alias = "input", value_name = "MODE", value_enum, default_value_t = InputMode::Strict)]
     input: InputMode,
     /// The first IRI.
     a: String,
@@ -86,8 +86,8 @@ pub struct IdentityArgs {
     /// Form of the keys.
     #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
     form: KeyForm,
-    /// The input mode the links were read in (as `run --input`).
-    #[arg(long, value_enum, default_value_t = InputMode::Leiri)]
+    /// The input mode the links were read in (as `run --input-mode`).
+    #[arg(long = "input-mode", visible_alias = "input", value_name = "MODE", value_enum, default_value_t = InputMode::Leiri)]
     input: InputMode,
 }
 

@@ -31,7 +31,7 @@ pub enum Format {
 #[derive(Args, Debug, Clone)]
 pub struct LineArgs {
     /// How input is read before parsing.
-    #[arg(long, value_enum, default_value_t = InputMode::Strict)]
+    #[arg(long = "input-mode", visible_alias = "input", value_name = "MODE", value_enum, default_value_t = InputMode::Strict)]
     pub input: InputMode,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]

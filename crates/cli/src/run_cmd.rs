@@ -32,7 +32,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
     form: KeyForm,
     /// How found links are read before parsing (LEIRI accepts what text often holds: `|`, `{`).
-    #[arg(long, value_enum, default_value_t = InputMode::Leiri)]
+    #[arg(long = "input-mode", visible_alias = "input", value_name = "MODE", value_enum, default_value_t = InputMode::Leiri)]
     input: InputMode,
     /// Input encoding: any WHATWG label, or `auto` (BOM, else UTF-8 if valid, else a guess).
     #[arg(long, default_value = "auto", value_name = "LABEL")]
@@ -257,8 +257,8 @@ pub struct DedupArgs {
     /// With --seen: the form the lines were keyed in.
     #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
     form: KeyForm,
-    /// With --seen: the input mode the links were read in (as `run --input`).
-    #[arg(long, value_enum, default_value_t = InputMode::Leiri)]
+    /// With --seen: the input mode the links were read in (as `run --input-mode`).
+    #[arg(long = "input-mode", visible_alias = "input", value_name = "MODE", value_enum, default_value_t = InputMode::Leiri)]
     input: InputMode,
     #[command(flatten)]
     io: IoArgs,

@@ -132,9 +132,9 @@ fn a_persistent_set_across_runs_and_its_identity() {
     for other in [
         &["dedup", "-q", "--rung", "string", "--seen", s][..],
         &["dedup", "-q", "--nfc", "--seen", s],
-        &["dedup", "-q", "--input", "web", "--seen", s],
+        &["dedup", "-q", "--input-mode", "web", "--seen", s],
         &["run", "-q", "--nfc", "--seen", s],
-        &["run", "-q", "--input", "strict", "--seen", s],
+        &["run", "-q", "--input-mode", "strict", "--seen", s],
     ] {
         let r = linksieve(other, "http://x/\n");
         assert_eq!(r.code, 2, "{other:?}: {}", r.stderr);

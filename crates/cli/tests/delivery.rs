@@ -39,7 +39,7 @@ fn keys_by_scan_and_normalize(input: &Path) -> BTreeSet<String> {
         .expect("scan");
     assert!(scan.status.success());
     let mut norm = bin()
-        .args(["normalize", "--input", "leiri", "-"])
+        .args(["normalize", "--input-mode", "leiri", "-"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

@@ -76,7 +76,7 @@ fn oracle(plain: &Path, flags: &[&str]) -> (Vec<String>, usize) {
         .collect();
     let lines = keyable.join("\n") + "\n";
     let normalize = |nfc: bool| -> Vec<serde_json::Value> {
-        let mut a = vec!["normalize", "--input", "leiri", "--format", "jsonl"];
+        let mut a = vec!["normalize", "--input-mode", "leiri", "--format", "jsonl"];
         if nfc {
             a.push("--nfc");
         }

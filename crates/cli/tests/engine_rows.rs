@@ -79,7 +79,7 @@ fn run_scan_and_normalize_agree_on_keys() {
     // normalize keys lines: the originals of run's rows give the same keys.
     let originals: String = run_rows.iter().map(|r| format!("{}\n", r[2])).collect();
     let n = linksieve(
-        &["normalize", "--input", "leiri", "--format", "tsv"],
+        &["normalize", "--input-mode", "leiri", "--format", "tsv"],
         &originals,
     );
     let n_rows = rows(&n.stdout);
@@ -147,7 +147,7 @@ fn identity_names_hash_rung_form_and_rules() {
         serde_json::json!({"hash": "xxh3-128", "hash_version": 1, "rung": "scheme", "form": "uri", "ruleset_version": 0, "profile": null, "nfc": false, "input": "leiri"})
     );
     // --nfc and --input change keys: they are in the identity
-    let r = linksieve(&["identity", "--nfc", "--input", "web"], "");
+    let r = linksieve(&["identity", "--nfc", "--input-mode", "web"], "");
     let v: serde_json::Value = serde_json::from_str(r.stdout.trim()).expect("json");
     assert_eq!(
         (v["nfc"].as_bool(), v["input"].as_str()),

@@ -156,7 +156,10 @@ fn a_port_above_65535_is_found_and_keyed_or_rejected_by_the_rung() {
     let p = linksieve(&["parse", "http://a.example:99999/"], "");
     assert_eq!(p.code, 0, "{}", p.stderr);
     // the URL Standard rejects it: a counted rejection
-    let r = linksieve(&["run", "--input", "web", "--format", "jsonl", "-"], text);
+    let r = linksieve(
+        &["run", "--input-mode", "web", "--format", "jsonl", "-"],
+        text,
+    );
     assert!(
         r.stdout
             .contains("\"rejected\":\"http://a.example:99999/\""),

@@ -78,7 +78,7 @@ fn modes_and_options() {
     let r = linksieve(
         &[
             "to-uri",
-            "--input",
+            "--input-mode",
             "web",
             "--charset",
             "big5",
@@ -100,7 +100,7 @@ fn modes_and_options() {
         "",
     );
     assert_eq!(r.stdout.trim_end(), "http://xn--rsum-bpad.example/?%A2%D3");
-    let r = linksieve(&["to-uri", "--input", "leiri", "http://h/a b<c>"], "");
+    let r = linksieve(&["to-uri", "--input-mode", "leiri", "http://h/a b<c>"], "");
     assert_eq!(r.stdout.trim_end(), "http://h/a%20b%3Cc%3E");
     let r = linksieve(
         &[
@@ -119,7 +119,14 @@ fn modes_and_options() {
 fn web_resolution_against_an_opaque_path_base() {
     // about:blank and data: URLs have an opaque path: only a fragment resolves against them.
     let r = linksieve(
-        &["resolve", "--input", "web", "--base", "about:blank", "#x"],
+        &[
+            "resolve",
+            "--input-mode",
+            "web",
+            "--base",
+            "about:blank",
+            "#x",
+        ],
         "",
     );
     assert_eq!(
@@ -129,7 +136,13 @@ fn web_resolution_against_an_opaque_path_base() {
         r.stderr
     );
     let r = linksieve(
-        &["resolve", "--input", "web", "--base", "data:text/plain,x"],
+        &[
+            "resolve",
+            "--input-mode",
+            "web",
+            "--base",
+            "data:text/plain,x",
+        ],
         "#y\nz\n",
     );
     assert_eq!(r.code, 1);
@@ -140,7 +153,10 @@ fn web_resolution_against_an_opaque_path_base() {
         r.stderr
     );
     // the base itself must parse
-    let r = linksieve(&["resolve", "--input", "web", "--base", "/rel", "#x"], "");
+    let r = linksieve(
+        &["resolve", "--input-mode", "web", "--base", "/rel", "#x"],
+        "",
+    );
     assert_eq!(r.code, 2);
 }
 
@@ -150,7 +166,7 @@ fn web_mode_prints_the_whatwg_href() {
     let r = linksieve(
         &[
             "resolve",
-            "--input",
+            "--input-mode",
             "web",
             "--base",
             "http://h/a/b",
@@ -159,12 +175,12 @@ fn web_mode_prints_the_whatwg_href() {
         "",
     );
     assert_eq!(r.stdout, "http://h/c%zz%20d\n", "{}", r.stderr);
-    let r = linksieve(&["to-uri", "--input", "web", "HTTP://H/%%\\x"], "");
+    let r = linksieve(&["to-uri", "--input-mode", "web", "HTTP://H/%%\\x"], "");
     assert_eq!(r.stdout, "http://h/%%/x\n", "{}", r.stderr);
     let r = linksieve(
         &[
             "parse",
-            "--input",
+            "--input-mode",
             "web",
             "--format",
             "jsonl",
@@ -177,7 +193,7 @@ fn web_mode_prints_the_whatwg_href() {
     assert_eq!(v["output"]["host_kind"], "ipv4");
     assert_eq!(v["output"]["authority"], "u:p@127.0.0.1:81");
     assert_eq!(v["output"]["path"], "/%zz");
-    let r = linksieve(&["parse", "--input", "web", "file:///C|/x"], "");
+    let r = linksieve(&["parse", "--input-mode", "web", "file:///C|/x"], "");
     assert_eq!(
         r.stdout,
         "scheme=file\tauthority=\thost=\thost_kind=empty\tpath=/C:/x\n"

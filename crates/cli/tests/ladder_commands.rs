@@ -57,7 +57,7 @@ fn normalize_levels_forms_and_jsonl() {
         "{\"input\":\"http://www.example.com/p\",\"output\":\"http://(com,example,www,)/p\"}\n"
     );
     let r = linksieve(
-        &["normalize", "--input", "leiri", "--rung", "protocol"],
+        &["normalize", "--input-mode", "leiri", "--rung", "protocol"],
         "http://h/a b#top\n",
     );
     assert_eq!((r.code, r.stdout.as_str()), (0, "http://h/a%20b\n"));
@@ -125,6 +125,66 @@ fn level_is_an_alias_of_rung() {
     let help = linksieve(&["normalize", "--help"], "").stdout;
     assert!(
         help.contains("--rung <RUNG>") && help.contains("[alias: --level]"),
+        "{help}"
+    );
+}
+
+/// `--input` is the old name of `--input-mode` (issue 32: "input" names files, and the flag
+/// named the way text is read): both read the same, on every command that takes it, a store
+/// made with one opens with the other, and `--help` names the alias.
+#[test]
+fn input_is_an_alias_of_input_mode() {
+    // `{` in a path: the web mode (and LEIRI) read it, strict refuses it; `\` and a space
+    // end a link in text, and only the web mode reads them in a line
+    let input = "http://h/a\\b c\nhttp://h/{x}\n";
+    for cmd in [
+        &["normalize"][..],
+        &["run", "-q", "--format", "jsonl", "-"],
+        &["scan", "--format", "tsv", "-"],
+        &["resolve", "--base", "http://h/x/"],
+    ] {
+        let with = |flag: &str| {
+            let mut args = cmd.to_vec();
+            args.extend([flag, "web"]);
+            linksieve(&args, input)
+        };
+        let (new, old) = (with("--input-mode"), with("--input"));
+        assert_eq!((new.code, &new.stdout), (old.code, &old.stdout), "{cmd:?}");
+        assert!(
+            new.stdout.contains("http://h/%7Bx%7D"),
+            "{cmd:?}: {}",
+            new.stdout
+        );
+        let mut strict = cmd.to_vec();
+        strict.extend(["--input-mode", "strict"]);
+        assert_ne!(
+            new.stdout,
+            linksieve(&strict, input).stdout,
+            "{cmd:?}: the mode applies"
+        );
+    }
+    let store = common::tempdir("input-alias").join("seen");
+    let s = store.to_str().expect("utf-8 path");
+    let r = linksieve(
+        &["dedup", "-q", "--input", "web", "--seen", s],
+        "http://a/\n",
+    );
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "http://a/\n"),
+        "{}",
+        r.stderr
+    );
+    let r = linksieve(
+        &["dedup", "-q", "--input-mode", "web", "--seen", s],
+        "http://a/\n",
+    );
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{}", r.stderr);
+    let r = linksieve(&["dedup", "-q", "--seen", s], "http://c/\n");
+    assert_eq!(r.code, 2, "another input mode is refused: {}", r.stderr);
+    let help = linksieve(&["run", "--help"], "").stdout;
+    assert!(
+        help.contains("--input-mode <MODE>") && help.contains("[alias: --input]"),
         "{help}"
     );
 }

@@ -14,7 +14,7 @@ mod seen;
 use linksieve_dedup::Fingerprint;
 use linksieve_iri::Rung;
 use linksieve_pipeline::seen::KeyIdentity;
-use options::{key_options, rung_name};
+use options::{key_options, mode_name, rung_name};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use std::cell::RefCell;
@@ -27,11 +27,12 @@ thread_local! {
 /// The key of one URL or IRI.
 ///
 /// rung: the rung of the comparison ladder (draft-ietf-iri-comparison): "string", "syntax",
-/// "scheme" (the default) or "protocol" (`level`, its old name, is accepted too). form: "uri" (the default), "iri" or "surt". input:
-/// how the text is read (3987bis 6): "strict" (the IRI grammar), "leiri" or "web" (the WHATWG
-/// URL parser). profile: the key another canonicalizer makes ("w3lib",
+/// "scheme" (the default) or "protocol". form: "uri" (the default), "iri" or "surt".
+/// input_mode: how the text is read (3987bis 6): "strict" (the IRI grammar), "leiri" or "web"
+/// (the WHATWG URL parser). profile: the key another canonicalizer makes ("w3lib",
 /// "surt-ia", "urlcanon-semantic"..., options as "w3lib:keep_fragments=true"); it reads the
-/// input as its library does, so rung and input do not apply. nfc: apply Unicode NFC.
+/// input as its library does, so rung and input_mode do not apply. nfc: apply Unicode NFC.
+/// `level` and `input`, the old names of `rung` and `input_mode`, are accepted too.
 ///
 /// Raises NormalizeError (a ValueError) when the input has no key, ValueError for an unknown
 /// option.
@@ -44,19 +45,27 @@ thread_local! {
 /// >>> linksieve.normalize("http://xn--caf-dma.example/", form="iri")
 /// 'http://café.example/'
 #[pyfunction]
-#[pyo3(signature = (url, *, rung=None, level=None, form="uri", input="strict", profile=None, nfc=false))]
+#[pyo3(signature = (url, *, rung=None, level=None, form="uri", input_mode=None, input=None, profile=None, nfc=false))]
+#[allow(clippy::too_many_arguments)]
 fn normalize<'py>(
     url: &Bound<'py, PyString>,
     rung: Option<&str>,
     level: Option<&str>,
     form: &str,
-    input: &str,
+    input_mode: Option<&str>,
+    input: Option<&str>,
     profile: Option<&str>,
     nfc: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     key_one(
         url,
-        &key_options(rung_name(rung, level)?, form, input, profile, nfc)?,
+        &key_options(
+            rung_name(rung, level)?,
+            form,
+            mode_name(input_mode, input)?,
+            profile,
+            nfc,
+        )?,
     )
 }
 
@@ -93,7 +102,7 @@ fn key_one<'py>(
 /// >>> [(i, e.rule) for i, e in errors]
 /// [(1, 'ihost')]
 #[pyfunction]
-#[pyo3(signature = (urls, *, rung=None, level=None, form="uri", input="strict", profile=None, nfc=false,
+#[pyo3(signature = (urls, *, rung=None, level=None, form="uri", input_mode=None, input=None, profile=None, nfc=false,
     threads=None, errors=None))]
 #[allow(clippy::too_many_arguments)]
 fn normalize_many<'py>(
@@ -101,20 +110,27 @@ fn normalize_many<'py>(
     rung: Option<&str>,
     level: Option<&str>,
     form: &str,
-    input: &str,
+    input_mode: Option<&str>,
+    input: Option<&str>,
     profile: Option<&str>,
     nfc: bool,
     threads: Option<usize>,
     errors: Option<&Bound<'py, PyList>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let ko = key_options(rung_name(rung, level)?, form, input, profile, nfc)?;
+    let ko = key_options(
+        rung_name(rung, level)?,
+        form,
+        mode_name(input_mode, input)?,
+        profile,
+        nfc,
+    )?;
     batch::many_objects(urls, &ko, batch::thread_count(threads)?, errors)
 }
 
 /// normalize_many() over the buffers of a pyarrow string array (called by the Python wrapper).
 #[pyfunction]
 #[pyo3(signature = (validity, offsets, data, offset, length, large, data_start=0, *,
-    rung=None, level=None, form="uri", input="strict", profile=None, nfc=false, threads=None,
+    rung=None, level=None, form="uri", input_mode=None, input=None, profile=None, nfc=false, threads=None,
     errors=None))]
 #[allow(clippy::too_many_arguments)]
 fn _normalize_arrow<'py>(
@@ -129,13 +145,20 @@ fn _normalize_arrow<'py>(
     rung: Option<&str>,
     level: Option<&str>,
     form: &str,
-    input: &str,
+    input_mode: Option<&str>,
+    input: Option<&str>,
     profile: Option<&str>,
     nfc: bool,
     threads: Option<usize>,
     errors: Option<&Bound<'py, PyList>>,
 ) -> PyResult<batch::ArrowOut<'py>> {
-    let ko = key_options(rung_name(rung, level)?, form, input, profile, nfc)?;
+    let ko = key_options(
+        rung_name(rung, level)?,
+        form,
+        mode_name(input_mode, input)?,
+        profile,
+        nfc,
+    )?;
     let arrow = batch::ArrowIn {
         validity: validity.map(|v| v.as_bytes()),
         offsets: offsets.as_bytes(),
@@ -156,7 +179,7 @@ fn _normalize_arrow<'py>(
 /// >>> w3lib("http://Example.com/a?b=1&a=2#x"), w3lib.many(["http://a/?b&a", "http://a/ b"])
 /// ('http://example.com/a?a=2&b=1', ['http://a/?a=&b=', 'http://a/%20b'])
 /// >>> w3lib.options
-/// {'rung': 'scheme', 'form': 'uri', 'input': 'strict', 'profile': 'w3lib', 'nfc': False}
+/// {'rung': 'scheme', 'form': 'uri', 'input_mode': 'strict', 'profile': 'w3lib', 'nfc': False}
 #[pyclass(module = "linksieve", frozen)]
 struct Normalizer {
     /// The options (read by `extract(key=...)` too).
@@ -167,16 +190,17 @@ struct Normalizer {
 #[pymethods]
 impl Normalizer {
     #[new]
-    #[pyo3(signature = (*, rung=None, level=None, form="uri", input="strict", profile=None, nfc=false))]
+    #[pyo3(signature = (*, rung=None, level=None, form="uri", input_mode=None, input=None, profile=None, nfc=false))]
     fn new(
         rung: Option<&str>,
         level: Option<&str>,
         form: &str,
-        input: &str,
+        input_mode: Option<&str>,
+        input: Option<&str>,
         profile: Option<&str>,
         nfc: bool,
     ) -> PyResult<Self> {
-        let rung = rung_name(rung, level)?;
+        let (rung, input) = (rung_name(rung, level)?, mode_name(input_mode, input)?);
         Ok(Normalizer {
             ko: key_options(rung, form, input, profile, nfc)?,
             spec: (
@@ -212,7 +236,7 @@ impl Normalizer {
         let (rung, form, input, profile, nfc) = &self.spec;
         d.set_item("rung", rung)?;
         d.set_item("form", form)?;
-        d.set_item("input", input)?;
+        d.set_item("input_mode", input)?;
         d.set_item("profile", profile)?;
         d.set_item("nfc", nfc)?;
         Ok(d)
@@ -225,7 +249,7 @@ impl Normalizer {
             .map_or("None".to_owned(), |p| format!("'{p}'"));
         let nfc = if *nfc { "True" } else { "False" };
         format!(
-            "Normalizer(rung='{rung}', form='{form}', input='{input}', profile={profile}, nfc={nfc})"
+            "Normalizer(rung='{rung}', form='{form}', input_mode='{input}', profile={profile}, nfc={nfc})"
         )
     }
 }
@@ -243,7 +267,7 @@ impl Normalizer {
 /// >>> linksieve.compare("http://a.example/?b&a", "http://a.example/?a&b", profile="w3lib")
 /// 'profile'
 #[pyfunction]
-#[pyo3(signature = (a, b, *, rung=None, level=None, input="strict", profile=None, nfc=false))]
+#[pyo3(signature = (a, b, *, rung=None, level=None, input_mode=None, input=None, profile=None, nfc=false))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -251,11 +275,18 @@ fn compare(
     b: &str,
     rung: Option<&str>,
     level: Option<&str>,
-    input: &str,
+    input_mode: Option<&str>,
+    input: Option<&str>,
     profile: Option<&str>,
     nfc: bool,
 ) -> PyResult<Option<&'static str>> {
-    let ko = key_options(rung_name(rung, level)?, "uri", input, profile, nfc)?;
+    let ko = key_options(
+        rung_name(rung, level)?,
+        "uri",
+        mode_name(input_mode, input)?,
+        profile,
+        nfc,
+    )?;
     let c = ko.keying.compare(a, b, ko.input).map_err(|e| {
         // the input the error is about: the first that has no key at the rung
         let which = match ko.keying.compare(a, a, ko.input) {
@@ -322,27 +353,29 @@ fn identity<'py>(
 /// A reference resolved against a base IRI (RFC 3986 5.2; in web mode the WHATWG URL
 /// parser with a base, its serialization), as `linksieve resolve` does.
 ///
-/// input: how base and reference are read: "strict" (the default), "leiri" or "web". strict:
+/// input_mode (or `input`, its old name): how base and reference are read: "strict" (the
+/// default), "leiri" or "web". strict:
 /// False for RFC 3986 5.2.2's non-strict resolution (a reference with the base's scheme is
 /// relative). Raises ValueError when the base or the reference cannot be read.
 ///
 /// >>> import linksieve
 /// >>> linksieve.resolve("http://a/b/c/d;p?q", "../g")
 /// 'http://a/b/g'
-/// >>> linksieve.resolve("http://a/b/", "..\\g", input="web")
+/// >>> linksieve.resolve("http://a/b/", "..\\g", input_mode="web")
 /// 'http://a/g'
 /// >>> linksieve.resolve("http://a/b/c", "http:g", strict=False)
 /// 'http://a/b/g'
 #[pyfunction]
-#[pyo3(signature = (base, reference, *, input="strict", strict=true))]
+#[pyo3(signature = (base, reference, *, input_mode=None, input=None, strict=true))]
 fn resolve(
     py: Python<'_>,
     base: &str,
     reference: &str,
-    input: &str,
+    input_mode: Option<&str>,
+    input: Option<&str>,
     strict: bool,
 ) -> PyResult<String> {
-    let mode = options::input_mode(input)?;
+    let mode = options::input_mode(mode_name(input_mode, input)?)?;
     let strictness = if strict {
         linksieve_iri::Strictness::Strict
     } else {

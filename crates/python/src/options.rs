@@ -1,4 +1,4 @@
-//! The keyword options every call shares (`rung`, `form`, `input`, `profile`, `nfc`), read
+//! The keyword options every call shares (`rung`, `form`, `input_mode`, `profile`, `nfc`), read
 //! into the library's [`Keying`] and [`InputMode`]. A bad value is a plain
 //! `ValueError` (the caller's mistake), not a `NormalizeError` (the input's).
 
@@ -22,7 +22,7 @@ pub(crate) fn input_mode(name: &str) -> PyResult<InputMode> {
     name.parse().map_err(|_| {
         let names: Vec<&str> = InputMode::ALL.iter().map(|m| m.name()).collect();
         PyValueError::new_err(format!(
-            "input: unknown input mode {name:?} ({})",
+            "input_mode: unknown input mode {name:?} ({})",
             names.join(", ")
         ))
     })
@@ -56,6 +56,21 @@ pub(crate) fn rung_name<'a>(rung: Option<&'a str>, level: Option<&'a str>) -> Py
             "rung and level given: level is the old name of rung, give one",
         )),
         (rung, level) => Ok(rung.or(level).unwrap_or("scheme")),
+    }
+}
+
+/// The input mode's name from the keywords `input_mode` and `input` (its old name, kept as an
+/// alias: issue 32, "input" names files elsewhere): "strict" when neither is given, a
+/// `TypeError` when both are.
+pub(crate) fn mode_name<'a>(
+    input_mode: Option<&'a str>,
+    input: Option<&'a str>,
+) -> PyResult<&'a str> {
+    match (input_mode, input) {
+        (Some(_), Some(_)) => Err(PyTypeError::new_err(
+            "input_mode and input given: input is the old name of input_mode, give one",
+        )),
+        (mode, input) => Ok(mode.or(input).unwrap_or("strict")),
     }
 }
 

@@ -66,7 +66,7 @@ const SEEN: u8 = 2;
 
 /// What the keys of a store are: recorded when the store is made, compared at every open. An
 /// opaque text to this crate: its caller puts in it every option that changes a key (linksieve
-/// writes its key identity as JSON: hash, rung, form, rules, profile, `--nfc`, `--input`), so a
+/// writes its key identity as JSON: hash, rung, form, rules, profile, `--nfc`, `--input-mode`), so a
 /// store refuses keys made another way.
 ///
 /// ```
@@ -804,7 +804,7 @@ impl PersistentSet {
         if self.adopted {
             said.push(
                 "the store was made before it recorded every option that changes a key \
-                 (such as --nfc and --input): it now records this run's"
+                 (such as --nfc and --input-mode): it now records this run's"
                     .to_owned(),
             );
         }

@@ -14,11 +14,11 @@ Settings (all optional):
     The profile that canonicalizes the URL (default ``"w3lib"``: fingerprints byte-identical to
     Scrapy's default fingerprinter, so an existing ``JOBDIR`` keeps working). ``None`` (or an
     empty string) with ``LINKSIEVE_RUNG`` uses the comparison ladder instead.
-``LINKSIEVE_RUNG``, ``LINKSIEVE_INPUT``
+``LINKSIEVE_RUNG``, ``LINKSIEVE_INPUT_MODE``
     The rung (``"syntax"``, ``"scheme"``, ``"protocol"``) and input mode (default ``"web"``) of
     ladder keys, when ``LINKSIEVE_PROFILE`` is None; the fingerprint drops the key's
-    fragment, as Scrapy's recipe does. ``LINKSIEVE_LEVEL`` is the old name of
-    ``LINKSIEVE_RUNG``, still read when ``LINKSIEVE_RUNG`` is not set.
+    fragment, as Scrapy's recipe does. ``LINKSIEVE_LEVEL`` and ``LINKSIEVE_INPUT``, their old
+    names, are still read when the new ones are not set.
 ``LINKSIEVE_DUPEFILTER_KIND``
     ``"memory"`` (default without ``JOBDIR``), ``"approx"`` (a Bloom filter: a duplicate is
     never fetched twice, a new request is dropped with probability ``LINKSIEVE_FP_RATE``) or
@@ -103,27 +103,29 @@ class RequestFingerprinter:
         *,
         profile: str | None = "w3lib",
         rung: str | None = None,
-        input: str = "web",
+        input_mode: str | None = None,
         level: str | None = None,
+        input: str | None = None,
     ) -> None:
-        rung = rung or level  # `level`: the old name of `rung`
+        # `level` and `input`: the old names of `rung` and `input_mode`
+        rung, input_mode = rung or level, input_mode or input or "web"
         if crawler is not None:
             s = crawler.settings
             # `Settings.get` answers its default for a setting set to None: read it directly
             if "LINKSIEVE_PROFILE" in s:
                 profile = s["LINKSIEVE_PROFILE"]
             rung = s.get("LINKSIEVE_RUNG") or s.get("LINKSIEVE_LEVEL") or rung
-            input = s.get("LINKSIEVE_INPUT", input)
+            input_mode = s.get("LINKSIEVE_INPUT_MODE") or s.get("LINKSIEVE_INPUT") or input_mode
         profile = profile or None
         if profile is None and rung is None:
             raise ValueError("RequestFingerprinter: set LINKSIEVE_PROFILE or LINKSIEVE_RUNG")
-        options: dict[str, Any] = {"profile": profile} if profile else {"rung": rung, "input": input}
+        options: dict[str, Any] = {"profile": profile} if profile else {"rung": rung, "input_mode": input_mode}
         self._normalize = linksieve.Normalizer(**options)  # a bad option fails here, once
         self._ladder = profile is None
         self._cache: weakref.WeakKeyDictionary[Request, bytes] = weakref.WeakKeyDictionary()
         ident = linksieve.identity(**({"profile": profile} if profile else {"rung": rung}))
         #: What the fingerprints are: the recipe and the key identity (stored by DupeFilter).
-        recipe = ident["profile"] or f"{ident['rung']}/{input}"
+        recipe = ident["profile"] or f"{ident['rung']}/{input_mode}"
         self.identity = f"scrapy-sha1 {recipe}"
 
     @classmethod
