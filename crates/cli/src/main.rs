@@ -49,6 +49,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet_caught_panics();
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Parse(a) => iri_cmds::parse(a),
@@ -73,6 +74,21 @@ fn main() -> ExitCode {
             eprintln!("linksieve: {}", message(&e));
             ExitCode::from(exit_status(&e))
         }
+    }
+}
+
+/// Leaves unprinted a panic that a library catches and returns as an error (which `main`
+/// prints): the Parquet reader's on a damaged file (`linksieve_columnar::read_table`). Every
+/// other panic is printed as Rust prints it.
+fn quiet_caught_panics() {
+    #[cfg(feature = "parquet")]
+    {
+        let print = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !linksieve_columnar::reader_panic_is_caught() {
+                print(info);
+            }
+        }));
     }
 }
 

@@ -43,3 +43,43 @@ fn a_parquet_run_records_its_keys_only_once_the_table_is_whole() {
         2
     );
 }
+
+/// `graph --check` on a Parquet table damaged so that the `parquet` crate panics as it reads
+/// (it does on some single-bit flips): exit 1 with the file named, and no panic printed (the
+/// reader's panic is caught and returned as an error).
+#[test]
+fn a_damaged_parquet_table_is_an_error_not_a_panic() {
+    use linksieve_columnar::{Column, ColumnarError, read_table};
+    let d = tempdir("parquet-damaged");
+    let rows: String = (0..300)
+        .map(|i| format!("h{:03}\th{:03}\t1\ta\n", i % 50, (i * 7) % 60))
+        .collect();
+    let g = d.join("g");
+    let dir = g.to_str().unwrap();
+    let r = linksieve(&["graph", "--format", "parquet", "--out", dir], &rows);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(linksieve(&["graph", "--check", dir], "").code, 0);
+    let path = g.join("edges.parquet");
+    let clean = std::fs::read(&path).unwrap();
+    let cols = [Column::Int("s"), Column::Int("t")];
+    // the first flip the parquet crate panics on, found in this process (where it is caught)
+    let panics = (0..clean.len() * 8).find(|&bit| {
+        let mut bytes = clean.clone();
+        bytes[bit / 8] ^= 1 << (bit % 8);
+        std::fs::write(&path, &bytes).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        matches!(
+            read_table(file, &cols, |_, _| Ok(())),
+            Err(ColumnarError::Damaged(_))
+        )
+    });
+    assert!(panics.is_some(), "no flip makes the parquet crate panic");
+    let r = linksieve(&["graph", "--check", dir], "");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("edges.parquet: a damaged Parquet file: "),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+}

@@ -102,6 +102,10 @@ pub enum ColumnarError {
     /// A table read ([`read_table`]) lacks a column, or has it of another type.
     #[error("{0}")]
     Schema(String),
+    /// A table read ([`read_table`]) is damaged in a way the `parquet` crate's reader did not
+    /// return as an error but panicked on (caught): the panic's message.
+    #[error("a damaged Parquet file: {0}")]
+    Damaged(String),
     /// A row read ([`read_table`]) was refused: a null where a value is due, or by the
     /// caller.
     #[error("row {row}: {why}")]
@@ -114,7 +118,7 @@ pub enum ColumnarError {
 }
 
 mod read;
-pub use read::read_table;
+pub use read::{read_table, reader_panic_is_caught};
 
 /// One column's values of the row group being filled.
 enum Values {
