@@ -68,124 +68,87 @@ fn normalize_levels_forms_and_jsonl() {
     assert_eq!(r.stdout, "http://h/r%C3%A9sum%C3%A9\n");
 }
 
-/// `--level` is the old name of `--rung` (issue 32: one name per concept, old spellings kept):
-/// both make the same keys, a store made with one opens with the other (and refuses another
-/// rung), and `--help` names the alias.
-#[test]
-fn level_is_an_alias_of_rung() {
-    let input = "HTTP://www.Example.com:80/a/../b?q#f\nhttp://h/%7e#x\nhttp://h/~#y\n";
-    for cmd in [&["normalize"][..], &["run", "-q", "-"]] {
-        let with = |flag: &str| {
-            let mut args = cmd.to_vec();
-            args.extend([flag, "protocol"]);
-            linksieve(&args, input)
-        };
-        let (new, old) = (with("--rung"), with("--level"));
+/// An old flag name kept as an alias (issue 32: one name per concept, old spellings kept):
+/// each command of `cmds` writes the same with `old VALUE` as with `new VALUE`, and otherwise
+/// with `new OTHER`; a `dedup --seen` store made with `old VALUE` opens with `new VALUE` and
+/// refuses `new OTHER`; `run --help` shows `new <METAVAR>` and the alias.
+fn check_alias(
+    [new, old, metavar]: [&str; 3],
+    [value, other]: [&str; 2],
+    cmds: &[&[&str]],
+    input: &str,
+) {
+    let with = |cmd: &[&str], flag: &str, v: &str| {
+        let mut args = cmd.to_vec();
+        args.extend([flag, v]);
+        linksieve(&args, input)
+    };
+    for cmd in cmds {
+        let (by_new, by_old) = (with(cmd, new, value), with(cmd, old, value));
         assert_eq!(
-            (new.code, old.code),
-            (0, 0),
-            "{cmd:?}: {} {}",
-            new.stderr,
-            old.stderr
+            (by_new.code, &by_new.stdout),
+            (by_old.code, &by_old.stdout),
+            "{cmd:?} {new}: {}",
+            by_new.stderr
         );
-        assert_eq!(new.stdout, old.stdout, "{cmd:?}");
-        assert_ne!(
-            new.stdout,
-            linksieve(cmd, input).stdout,
-            "{cmd:?}: the rung applies"
-        );
+        let by_other = with(cmd, new, other);
+        assert_ne!(by_new.stdout, by_other.stdout, "{cmd:?}: {new} applies");
     }
-    let store = common::tempdir("level-alias").join("seen");
+    let store = common::tempdir("alias").join("seen");
     let s = store.to_str().expect("utf-8 path");
-    let r = linksieve(
-        &["dedup", "-q", "--level", "syntax", "--seen", s],
-        "http://a/\n",
-    );
+    let dedup =
+        |flag: &str, v: &str, lines: &str| linksieve(&["dedup", "-q", flag, v, "--seen", s], lines);
+    let r = dedup(old, value, "http://a/\n");
     assert_eq!(
         (r.code, r.stdout.as_str()),
         (0, "http://a/\n"),
         "{}",
         r.stderr
     );
-    let r = linksieve(
-        &["dedup", "-q", "--rung", "syntax", "--seen", s],
-        "http://a/\nhttp://b/\n",
-    );
+    let r = dedup(new, value, "http://a/\nhttp://b/\n");
     assert_eq!(
         (r.code, r.stdout.as_str()),
         (0, "http://b/\n"),
         "{}",
         r.stderr
     );
-    let r = linksieve(
-        &["dedup", "-q", "--rung", "scheme", "--seen", s],
-        "http://c/\n",
+    let r = dedup(new, other, "http://c/\n");
+    assert_eq!(
+        r.code, 2,
+        "{new} {other} is refused by the store: {}",
+        r.stderr
     );
-    assert_eq!(r.code, 2, "another rung is refused: {}", r.stderr);
-    let help = linksieve(&["normalize", "--help"], "").stdout;
-    assert!(
-        help.contains("--rung <RUNG>") && help.contains("[alias: --level]"),
-        "{help}"
+    let help = linksieve(&["run", "--help"], "").stdout;
+    let (shown, alias) = (format!("{new} <{metavar}>"), format!("[alias: {old}]"));
+    assert!(help.contains(&shown) && help.contains(&alias), "{help}");
+}
+
+/// `--level` is the old name of `--rung`.
+#[test]
+fn level_is_an_alias_of_rung() {
+    check_alias(
+        ["--rung", "--level", "RUNG"],
+        ["protocol", "scheme"],
+        &[&["normalize"], &["run", "-q", "-"]],
+        "HTTP://www.Example.com:80/a/../b?q#f\nhttp://h/%7e#x\nhttp://h/~#y\n",
     );
 }
 
-/// `--input` is the old name of `--input-mode` (issue 32: "input" names files, and the flag
-/// named the way text is read): both read the same, on every command that takes it, a store
-/// made with one opens with the other, and `--help` names the alias.
+/// `--input` is the old name of `--input-mode` ("input" names the files a command reads).
 #[test]
 fn input_is_an_alias_of_input_mode() {
-    // `{` in a path: the web mode (and LEIRI) read it, strict refuses it; `\` and a space
-    // end a link in text, and only the web mode reads them in a line
-    let input = "http://h/a\\b c\nhttp://h/{x}\n";
-    for cmd in [
-        &["normalize"][..],
-        &["run", "-q", "--format", "jsonl", "-"],
-        &["scan", "--format", "tsv", "-"],
-        &["resolve", "--base", "http://h/x/"],
-    ] {
-        let with = |flag: &str| {
-            let mut args = cmd.to_vec();
-            args.extend([flag, "web"]);
-            linksieve(&args, input)
-        };
-        let (new, old) = (with("--input-mode"), with("--input"));
-        assert_eq!((new.code, &new.stdout), (old.code, &old.stdout), "{cmd:?}");
-        assert!(
-            new.stdout.contains("http://h/%7Bx%7D"),
-            "{cmd:?}: {}",
-            new.stdout
-        );
-        let mut strict = cmd.to_vec();
-        strict.extend(["--input-mode", "strict"]);
-        assert_ne!(
-            new.stdout,
-            linksieve(&strict, input).stdout,
-            "{cmd:?}: the mode applies"
-        );
-    }
-    let store = common::tempdir("input-alias").join("seen");
-    let s = store.to_str().expect("utf-8 path");
-    let r = linksieve(
-        &["dedup", "-q", "--input", "web", "--seen", s],
-        "http://a/\n",
-    );
-    assert_eq!(
-        (r.code, r.stdout.as_str()),
-        (0, "http://a/\n"),
-        "{}",
-        r.stderr
-    );
-    let r = linksieve(
-        &["dedup", "-q", "--input-mode", "web", "--seen", s],
-        "http://a/\n",
-    );
-    assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{}", r.stderr);
-    let r = linksieve(&["dedup", "-q", "--seen", s], "http://c/\n");
-    assert_eq!(r.code, 2, "another input mode is refused: {}", r.stderr);
-    let help = linksieve(&["run", "--help"], "").stdout;
-    assert!(
-        help.contains("--input-mode <MODE>") && help.contains("[alias: --input]"),
-        "{help}"
+    // `{` in a path: the web mode reads it, strict refuses it; `\` and a space end a link in
+    // text, and only the web mode reads them in a line
+    check_alias(
+        ["--input-mode", "--input", "MODE"],
+        ["web", "strict"],
+        &[
+            &["normalize"],
+            &["run", "-q", "--format", "jsonl", "-"],
+            &["scan", "--format", "tsv", "-"],
+            &["resolve", "--base", "http://h/x/"],
+        ],
+        "http://h/a\\b c\nhttp://h/{x}\n",
     );
 }
 
