@@ -70,7 +70,13 @@ pub struct CompareArgs {
     #[arg(long)]
     explain: bool,
     /// How the two IRIs are read before parsing.
-    #[arg(long = "input-mode", visible_alias = "input", value_name = "MODE", value_enum, default_value_t = InputMode::Strict)]
+    #[arg(
+        long = "input-mode",
+        visible_alias = "input",
+        value_name = "MODE",
+        value_enum,
+        default_value_t = InputMode::Strict
+    )]
     input: InputMode,
     /// The first IRI.
     a: String,
@@ -87,7 +93,13 @@ pub struct IdentityArgs {
     #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
     form: KeyForm,
     /// The input mode the links were read in (as `run --input-mode`).
-    #[arg(long = "input-mode", visible_alias = "input", value_name = "MODE", value_enum, default_value_t = InputMode::Leiri)]
+    #[arg(
+        long = "input-mode",
+        visible_alias = "input",
+        value_name = "MODE",
+        value_enum,
+        default_value_t = InputMode::Leiri
+    )]
     input: InputMode,
 }
 

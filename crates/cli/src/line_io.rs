@@ -31,7 +31,14 @@ pub enum Format {
 #[derive(Args, Debug, Clone)]
 pub struct LineArgs {
     /// How input is read before parsing.
-    #[arg(long = "input-mode", visible_alias = "input", value_name = "MODE", value_enum, default_value_t = InputMode::Strict)]
+    // `--input`: its old name, kept for users' scripts (issue 32: "input" names files too)
+    #[arg(
+        long = "input-mode",
+        visible_alias = "input",
+        value_name = "MODE",
+        value_enum,
+        default_value_t = InputMode::Strict
+    )]
     pub input: InputMode,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]

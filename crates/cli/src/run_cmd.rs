@@ -32,7 +32,14 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
     form: KeyForm,
     /// How found links are read before parsing (LEIRI accepts what text often holds: `|`, `{`).
-    #[arg(long = "input-mode", visible_alias = "input", value_name = "MODE", value_enum, default_value_t = InputMode::Leiri)]
+    // `--input`: its old name, kept for users' scripts (issue 32: "input" names files too)
+    #[arg(
+        long = "input-mode",
+        visible_alias = "input",
+        value_name = "MODE",
+        value_enum,
+        default_value_t = InputMode::Leiri
+    )]
     input: InputMode,
     /// Input encoding: any WHATWG label, or `auto` (BOM, else UTF-8 if valid, else a guess).
     #[arg(long, default_value = "auto", value_name = "LABEL")]
@@ -258,7 +265,13 @@ pub struct DedupArgs {
     #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
     form: KeyForm,
     /// With --seen: the input mode the links were read in (as `run --input-mode`).
-    #[arg(long = "input-mode", visible_alias = "input", value_name = "MODE", value_enum, default_value_t = InputMode::Leiri)]
+    #[arg(
+        long = "input-mode",
+        visible_alias = "input",
+        value_name = "MODE",
+        value_enum,
+        default_value_t = InputMode::Leiri
+    )]
     input: InputMode,
     #[command(flatten)]
     io: IoArgs,

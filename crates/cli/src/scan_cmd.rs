@@ -85,7 +85,13 @@ pub struct ScanArgs {
     #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
     pub form: KeyForm,
     /// `--format tsv`: how found links are read before parsing (as in `run`).
-    #[arg(long = "input-mode", visible_alias = "input", value_name = "MODE", value_enum, default_value_t = InputMode::Leiri)]
+    #[arg(
+        long = "input-mode",
+        visible_alias = "input",
+        value_name = "MODE",
+        value_enum,
+        default_value_t = InputMode::Leiri
+    )]
     pub input: InputMode,
     /// Files to read; `-` or none for standard input.
     #[arg(value_name = "FILE")]
