@@ -9,8 +9,6 @@ from typing import Final, Literal, final, overload
 from typing_extensions import Self
 
 _Rung = Literal["string", "syntax", "scheme", "protocol"]
-# the old name of `_Rung`
-_Level = _Rung
 _Form = Literal["uri", "iri", "surt"]
 _InputMode = Literal["strict", "leiri", "web"]
 _Kind = Literal["memory", "approx", "spill", "persistent", "redis"]
