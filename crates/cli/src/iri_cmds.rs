@@ -143,7 +143,7 @@ fn fields_reply(fields: &[(&str, Option<&str>)]) -> Reply {
 
 /// Runs `linksieve parse`; in web mode the components are the URL record's.
 pub fn parse(a: &ParseArgs) -> Result<ExitCode> {
-    let mode = a.lines.input;
+    let mode = a.lines.input.mode;
     line_io::run(&a.items, &a.lines, |s| {
         if mode == InputMode::Web {
             return linksieve_iri::parse_web(s, None, None)
@@ -156,7 +156,7 @@ pub fn parse(a: &ParseArgs) -> Result<ExitCode> {
 
 /// Runs `linksieve resolve`.
 pub fn resolve(a: &ResolveArgs) -> Result<ExitCode> {
-    let mode = a.lines.input;
+    let mode = a.lines.input.mode;
     let strictness = if a.non_strict {
         Strictness::NonStrict
     } else {
@@ -192,7 +192,7 @@ pub fn to_uri(a: &ToUriArgs) -> Result<ExitCode> {
         host: a.host,
         charset,
     };
-    let mode = a.lines.input;
+    let mode = a.lines.input.mode;
     line_io::run(&a.items, &a.lines, |s| {
         linksieve_iri::to_uri_str(s, mode, &opts).map(Reply::text)
     })
@@ -200,7 +200,7 @@ pub fn to_uri(a: &ToUriArgs) -> Result<ExitCode> {
 
 /// Runs `linksieve to-iri`.
 pub fn to_iri(a: &PlainArgs) -> Result<ExitCode> {
-    let mode = a.lines.input;
+    let mode = a.lines.input.mode;
     line_io::run(&a.items, &a.lines, |s| {
         linksieve_iri::to_iri_str(s, mode).map(Reply::text)
     })
@@ -208,7 +208,7 @@ pub fn to_iri(a: &PlainArgs) -> Result<ExitCode> {
 
 /// Runs `linksieve check`: `ok`, or the diagnostics; an item with an error counts as rejected.
 pub fn check(a: &PlainArgs) -> Result<ExitCode> {
-    let mode = a.lines.input;
+    let mode = a.lines.input.mode;
     line_io::run(&a.items, &a.lines, |s| {
         let (_, diags) = linksieve_iri::check_str(s, mode)?;
         let text = if diags.is_empty() {

@@ -42,6 +42,38 @@ pub struct LadderArgs {
     profile: Option<Profile>,
 }
 
+/// `--input-mode` of the commands that read found links (`run`, `scan`, `dedup --seen`,
+/// `identity`): LEIRI by default. `--input` is its old name, kept for users' scripts (issue 32:
+/// "input" also names the files a command reads).
+#[derive(Args, Debug, Clone, Copy)]
+pub struct LinkInputMode {
+    /// How found links are read before parsing (3987bis 6); LEIRI accepts what text often
+    /// holds (`|`, `{`). It changes keys: a `--seen` store and `identity` record it.
+    #[arg(
+        long = "input-mode",
+        visible_alias = "input",
+        value_name = "MODE",
+        value_enum,
+        default_value_t = InputMode::Leiri
+    )]
+    pub mode: InputMode,
+}
+
+/// `--input-mode` of the commands that read IRIs one by one (`normalize`, `compare` and the
+/// line commands): the IRI grammar by default. `--input` is its old name, as above.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct IriInputMode {
+    /// How the IRIs given are read before parsing (3987bis 6).
+    #[arg(
+        long = "input-mode",
+        visible_alias = "input",
+        value_name = "MODE",
+        value_enum,
+        default_value_t = InputMode::Strict
+    )]
+    pub mode: InputMode,
+}
+
 /// `--profile`'s value, checked by clap (an unknown name or option is a usage error).
 fn parse_profile(s: &str) -> Result<Profile, String> {
     Profile::parse(s).map_err(|e| e.to_string())
@@ -69,15 +101,8 @@ pub struct CompareArgs {
     /// List, for each rung climbed, the two keys and the components the rung changed.
     #[arg(long)]
     explain: bool,
-    /// How the two IRIs are read before parsing.
-    #[arg(
-        long = "input-mode",
-        visible_alias = "input",
-        value_name = "MODE",
-        value_enum,
-        default_value_t = InputMode::Strict
-    )]
-    input: InputMode,
+    #[command(flatten)]
+    input: IriInputMode,
     /// The first IRI.
     a: String,
     /// The second IRI.
@@ -92,22 +117,15 @@ pub struct IdentityArgs {
     /// Form of the keys.
     #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
     form: KeyForm,
-    /// The input mode the links were read in (as `run --input-mode`).
-    #[arg(
-        long = "input-mode",
-        visible_alias = "input",
-        value_name = "MODE",
-        value_enum,
-        default_value_t = InputMode::Leiri
-    )]
-    input: InputMode,
+    #[command(flatten)]
+    input: LinkInputMode,
 }
 
 /// Runs `linksieve identity`: prints, as one JSON object, the identity of the keys these options
 /// make (hash, hash version, rung, form, rule-set version), for engines that keep their own
 /// seen-set and must refuse to mix keys of different kinds.
 pub fn identity(a: &IdentityArgs) -> Result<ExitCode> {
-    let mode = a.input;
+    let mode = a.input.mode;
     let keying = options(&a.ladder, mode, a.form)?;
     let id = linksieve_pipeline::seen::KeyIdentity::of(&keying, mode);
     writeln!(std::io::stdout().lock(), "{}", id.to_json())?;
@@ -160,7 +178,7 @@ pub(crate) fn options(l: &LadderArgs, mode: InputMode, form: KeyForm) -> Result<
 
 /// Runs `linksieve normalize`.
 pub fn normalize(a: &NormalizeArgs) -> Result<ExitCode> {
-    let mode = a.lines.input;
+    let mode = a.lines.input.mode;
     let keying = options(&a.ladder, mode, a.form)?;
     line_io::run(&a.items, &a.lines, |s| keying.key(s, mode).map(Reply::text))
 }
@@ -170,7 +188,7 @@ pub fn normalize(a: &NormalizeArgs) -> Result<ExitCode> {
 /// (`equivalent under profile <name>`, exit 0, or `different up to profile <name>`, exit 1);
 /// an input without a key is reported on stderr (exit 2).
 pub fn compare(a: &CompareArgs) -> Result<ExitCode> {
-    let mode: InputMode = a.input;
+    let mode: InputMode = a.input.mode;
     let keying = options(&a.ladder, mode, KeyForm::Uri)?;
     let c = match keying.compare(&a.a, &a.b, mode) {
         Ok(c) => c,

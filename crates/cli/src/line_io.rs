@@ -6,7 +6,6 @@
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use linksieve_iri::InputMode;
 use serde_json::{Value, json};
 use std::fmt::Display;
 use std::io::{BufRead, BufWriter, Write};
@@ -30,16 +29,8 @@ pub enum Format {
 /// Options every line command takes.
 #[derive(Args, Debug, Clone)]
 pub struct LineArgs {
-    /// How input is read before parsing.
-    // `--input`: its old name, kept for users' scripts (issue 32: "input" names files too)
-    #[arg(
-        long = "input-mode",
-        visible_alias = "input",
-        value_name = "MODE",
-        value_enum,
-        default_value_t = InputMode::Strict
-    )]
-    pub input: InputMode,
+    #[command(flatten)]
+    pub input: crate::ladder_cmds::IriInputMode,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,

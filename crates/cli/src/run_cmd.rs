@@ -1,7 +1,7 @@
 //! `linksieve run`: the main job. Argument parsing, the progress bar, signals and the output file;
 //! the work is `linksieve_pipeline::run`.
 
-use crate::ladder_cmds::{LadderArgs, options};
+use crate::ladder_cmds::{LadderArgs, LinkInputMode, options};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use linksieve_dedup::{CommitPolicy, SeenSet};
@@ -31,16 +31,8 @@ pub struct RunArgs {
     /// Form of the keys.
     #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
     form: KeyForm,
-    /// How found links are read before parsing (LEIRI accepts what text often holds: `|`, `{`).
-    // `--input`: its old name, kept for users' scripts (issue 32: "input" names files too)
-    #[arg(
-        long = "input-mode",
-        visible_alias = "input",
-        value_name = "MODE",
-        value_enum,
-        default_value_t = InputMode::Leiri
-    )]
-    input: InputMode,
+    #[command(flatten)]
+    input: LinkInputMode,
     /// Input encoding: any WHATWG label, or `auto` (BOM, else UTF-8 if valid, else a guess).
     #[arg(long, default_value = "auto", value_name = "LABEL")]
     encoding: String,
@@ -264,15 +256,8 @@ pub struct DedupArgs {
     /// With --seen: the form the lines were keyed in.
     #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
     form: KeyForm,
-    /// With --seen: the input mode the links were read in (as `run --input-mode`).
-    #[arg(
-        long = "input-mode",
-        visible_alias = "input",
-        value_name = "MODE",
-        value_enum,
-        default_value_t = InputMode::Leiri
-    )]
-    input: InputMode,
+    #[command(flatten)]
+    input: LinkInputMode,
     #[command(flatten)]
     io: IoArgs,
 }
@@ -284,7 +269,7 @@ pub fn dedup(a: &DedupArgs) -> Result<ExitCode> {
     check_paths(&a.io, a.seen.store())?;
     let mut dedup = a
         .seen
-        .open(&KeyIdentity::of(&keying, a.input), a.io.out.is_some())?;
+        .open(&KeyIdentity::of(&keying, a.input.mode), a.io.out.is_some())?;
     let commit = a.seen.policy(a.io.out.is_some());
     let cancel = cancel_on_sigint()?;
     let (mut out, tmp) = open_output(a.io.out.as_deref())?;
@@ -602,7 +587,7 @@ fn parse_size(s: &str) -> Result<usize, String> {
 
 /// Runs `linksieve run`: exit 0, 1 when an input could not be read, 130 after SIGINT.
 pub fn run(a: &RunArgs) -> Result<ExitCode> {
-    let mode = a.input;
+    let mode = a.input.mode;
     let keying = options(&a.ladder, mode, a.form)?;
     let encoding =
         EncodingChoice::from_label(&a.encoding).map_err(|e| anyhow::anyhow!("--encoding: {e}"))?;

@@ -8,7 +8,7 @@ use std::io::{BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use crate::ladder_cmds::{LadderArgs, options};
+use crate::ladder_cmds::{LadderArgs, LinkInputMode, options};
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use linksieve_iri::WebUrl;
@@ -84,15 +84,8 @@ pub struct ScanArgs {
     /// `--format tsv`: the form of the keys.
     #[arg(long, value_enum, default_value_t = KeyForm::Uri)]
     pub form: KeyForm,
-    /// `--format tsv`: how found links are read before parsing (as in `run`).
-    #[arg(
-        long = "input-mode",
-        visible_alias = "input",
-        value_name = "MODE",
-        value_enum,
-        default_value_t = InputMode::Leiri
-    )]
-    pub input: InputMode,
+    #[command(flatten)]
+    pub input: LinkInputMode,
     /// Files to read; `-` or none for standard input.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -112,7 +105,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
         lines: args.format != ScanFormat::Text,
         html: args.html,
     };
-    let input: InputMode = args.input;
+    let input: InputMode = args.input.mode;
     let document = args.html.then(|| -> Result<DocumentOptions> {
         Ok(DocumentOptions {
             url: args
