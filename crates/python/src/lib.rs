@@ -14,7 +14,7 @@ mod seen;
 use linksieve_dedup::Fingerprint;
 use linksieve_iri::Rung;
 use linksieve_pipeline::seen::KeyIdentity;
-use options::{key_options, mode_name, rung_name};
+use options::{key_options, keyword_options, mode_name, rung_name};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use std::cell::RefCell;
@@ -59,13 +59,7 @@ fn normalize<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     key_one(
         url,
-        &key_options(
-            rung_name(rung, level)?,
-            form,
-            mode_name(input_mode, input)?,
-            profile,
-            nfc,
-        )?,
+        &keyword_options([rung, level], form, [input_mode, input], profile, nfc)?,
     )
 }
 
@@ -117,13 +111,7 @@ fn normalize_many<'py>(
     threads: Option<usize>,
     errors: Option<&Bound<'py, PyList>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let ko = key_options(
-        rung_name(rung, level)?,
-        form,
-        mode_name(input_mode, input)?,
-        profile,
-        nfc,
-    )?;
+    let ko = keyword_options([rung, level], form, [input_mode, input], profile, nfc)?;
     batch::many_objects(urls, &ko, batch::thread_count(threads)?, errors)
 }
 
@@ -152,13 +140,7 @@ fn _normalize_arrow<'py>(
     threads: Option<usize>,
     errors: Option<&Bound<'py, PyList>>,
 ) -> PyResult<batch::ArrowOut<'py>> {
-    let ko = key_options(
-        rung_name(rung, level)?,
-        form,
-        mode_name(input_mode, input)?,
-        profile,
-        nfc,
-    )?;
+    let ko = keyword_options([rung, level], form, [input_mode, input], profile, nfc)?;
     let arrow = batch::ArrowIn {
         validity: validity.map(|v| v.as_bytes()),
         offsets: offsets.as_bytes(),
@@ -280,13 +262,7 @@ fn compare(
     profile: Option<&str>,
     nfc: bool,
 ) -> PyResult<Option<&'static str>> {
-    let ko = key_options(
-        rung_name(rung, level)?,
-        "uri",
-        mode_name(input_mode, input)?,
-        profile,
-        nfc,
-    )?;
+    let ko = keyword_options([rung, level], "uri", [input_mode, input], profile, nfc)?;
     let c = ko.keying.compare(a, b, ko.input).map_err(|e| {
         // the input the error is about: the first that has no key at the rung
         let which = match ko.keying.compare(a, a, ko.input) {

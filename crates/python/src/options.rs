@@ -48,30 +48,46 @@ fn parse_profile(spec: &str) -> PyResult<Profile> {
     })
 }
 
-/// The rung's name from the keywords `rung` and `level` (its old name, kept as an alias: issue
-/// 32, one name per concept): "scheme" when neither is given, a `TypeError` when both are.
-pub(crate) fn rung_name<'a>(rung: Option<&'a str>, level: Option<&'a str>) -> PyResult<&'a str> {
-    match (rung, level) {
-        (Some(_), Some(_)) => Err(PyTypeError::new_err(
-            "rung and level given: level is the old name of rung, give one",
-        )),
-        (rung, level) => Ok(rung.or(level).unwrap_or("scheme")),
+/// An option given under its name `new` or its `old` one, kept as an alias (issue 32: one
+/// name per concept): `default` when neither is given, a `TypeError` when both are.
+fn aliased<'a>(
+    [new, old]: [&str; 2],
+    given: (Option<&'a str>, Option<&'a str>),
+    default: &'a str,
+) -> PyResult<&'a str> {
+    match given {
+        (Some(_), Some(_)) => Err(PyTypeError::new_err(format!(
+            "{new} and {old} given: {old} is the old name of {new}, give one"
+        ))),
+        (by_new, by_old) => Ok(by_new.or(by_old).unwrap_or(default)),
     }
 }
 
-/// The input mode's name from the keywords `input_mode` and `input` (its old name, kept as an
-/// alias: issue 32, "input" names files elsewhere): "strict" when neither is given, a
-/// `TypeError` when both are.
+/// The rung's name from the keywords `rung` and `level` (its old name).
+pub(crate) fn rung_name<'a>(rung: Option<&'a str>, level: Option<&'a str>) -> PyResult<&'a str> {
+    aliased(["rung", "level"], (rung, level), "scheme")
+}
+
+/// The input mode's name from the keywords `input_mode` and `input` (its old name: "input"
+/// names files elsewhere).
 pub(crate) fn mode_name<'a>(
     input_mode: Option<&'a str>,
     input: Option<&'a str>,
 ) -> PyResult<&'a str> {
-    match (input_mode, input) {
-        (Some(_), Some(_)) => Err(PyTypeError::new_err(
-            "input_mode and input given: input is the old name of input_mode, give one",
-        )),
-        (mode, input) => Ok(mode.or(input).unwrap_or("strict")),
-    }
+    aliased(["input_mode", "input"], (input_mode, input), "strict")
+}
+
+/// [`key_options`] from the keywords of a call that takes both names of the rung and of the
+/// input mode (`normalize`, `normalize_many`, its pyarrow path, `compare`).
+pub(crate) fn keyword_options(
+    [rung, level]: [Option<&str>; 2],
+    form: &str,
+    [input_mode, input]: [Option<&str>; 2],
+    profile: Option<&str>,
+    nfc: bool,
+) -> PyResult<KeyOptions> {
+    let (rung, mode) = (rung_name(rung, level)?, mode_name(input_mode, input)?);
+    key_options(rung, form, mode, profile, nfc)
 }
 
 /// Reads the keyword options. `profile` makes keys in its library's own form, so a form other
