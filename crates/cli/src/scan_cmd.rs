@@ -17,6 +17,7 @@ use linksieve_pipeline::{
     Document, DocumentItem, DocumentLink, DocumentOptions, FoundLink, Keyer, LinkBuffers,
     found_link, read_document,
 };
+use linksieve_scan::chunk::kept_before_error;
 use linksieve_scan::{EncodingChoice, HitRef, ReadScanError, ScanOptions, ScanStats};
 use serde_json::json;
 
@@ -248,7 +249,13 @@ fn scan_document<W: Write>(
 ) -> Result<ScanStats> {
     let file = name(path);
     let mut bytes = Vec::new();
-    open(path)?.read_to_end(&mut bytes).context("cannot read")?;
+    // a read error: what was read is scanned up to its last clean cut (as `run` does), then
+    // the input fails
+    let read = open(path)?.read_to_end(&mut bytes);
+    if read.is_err() {
+        let enc = document.transport.unwrap_or(encoding_rs::UTF_8);
+        bytes.truncate(kept_before_error(&bytes, enc));
+    }
     let doc = read_document(&bytes, document);
     let scanned = doc.text_links(opts);
     let mut result = Ok(());
@@ -263,6 +270,7 @@ fn scan_document<W: Write>(
     });
     printer.legacy_document = false;
     result?;
+    read.context("cannot read")?;
     let mut stats = scanned.stats;
     stats.malformed_sequences = doc.malformed;
     Ok(stats)

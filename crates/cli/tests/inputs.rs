@@ -2,7 +2,8 @@
 //! header fails the input; UTF-16 and ISO-2022-JP counts reach the summary (checked against
 //! `linksieve scan --stats`, a different path); a FIFO is opened once; a missing input or a
 //! broken symlink gets its JSONL row. Issue #30 item 5: a walked directory reads only regular
-//! files (and symlinks to them).
+//! files (and symlinks to them). An input that a read error ends early gives `run` and `scan`
+//! the same links, none cut short.
 
 use crate::common;
 
@@ -260,4 +261,81 @@ fn a_walked_directory_skips_what_is_not_a_regular_file() {
 fn an_input_named_on_the_command_line_is_read_whatever_it_is() {
     let (code, stdout, stderr) = run_on(&["-q"], Path::new("/dev/null"));
     assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+}
+
+/// An input that a read error ends early (a compressed file cut short, a WARC whose input ends
+/// inside a record): `run` writes no link cut short by the error and fails with status 1; on
+/// text and HTML `scan`, another path (the scanner alone; the engine has chunks, workers and
+/// documents), writes the same links and fails too. Each link is `https://ex.org/<n>-<hex>`, so a cut one is never a real one.
+#[test]
+fn a_cut_input_gives_run_and_scan_the_same_links_and_no_cut_one() {
+    let d = tempdir("cut");
+    let all: Vec<String> = (0..4000u64)
+        .map(|i| {
+            format!(
+                "https://ex.org/{i}-{:016x}",
+                i.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            )
+        })
+        .collect();
+    let text: String = all.iter().map(|u| format!("see {u} now\n")).collect();
+    let html: String = all
+        .iter()
+        .map(|u| format!("<p><a href=\"{u}\">x</a> see {u} now</p>\n"))
+        .collect();
+    let gz = |b: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut e, b).unwrap();
+        e.finish().unwrap()
+    };
+    let warc = common::warc_response("http://s.example/", "text/html", html.as_bytes());
+    let inputs: [(&str, Vec<u8>, &[&str]); 5] = [
+        ("text.gz", gz(text.as_bytes()), &[]),
+        (
+            "text.zst",
+            zstd::encode_all(text.as_bytes(), 3).unwrap(),
+            &[],
+        ),
+        ("page.html.gz", gz(html.as_bytes()), &["--html"]),
+        ("page.warc", warc.clone(), &[]),
+        ("page.warc.gz", gz(&warc), &[]),
+    ];
+    for (name, bytes, args) in inputs {
+        // links written over the cuts (a cut early in a zstd block decodes to nothing)
+        let mut written = 0;
+        for pct in [21, 50, 87] {
+            let p = d.join(name);
+            std::fs::write(&p, &bytes[..bytes.len() * pct / 100]).unwrap();
+            let (code, keys, stderr) = run_on(&[&["-q"], args].concat(), &p);
+            assert_eq!(code, 1, "run {name} {pct}%: {stderr}");
+            let links = |s: &[u8]| -> std::collections::BTreeSet<String> {
+                String::from_utf8_lossy(s)
+                    .lines()
+                    .filter(|l| l.starts_with("https://ex.org/"))
+                    .map(str::to_owned)
+                    .collect()
+            };
+            let run_links = links(keys.as_bytes());
+            written += run_links.len();
+            // `scan` reads no WARC records (tests/oracles/test_damaged_inputs.py checks them)
+            if !name.contains("warc") {
+                let mut scan = bin();
+                scan.arg("scan").args(args).arg(&p);
+                let scanned = scan.output().unwrap();
+                assert_eq!(scanned.status.code(), Some(1), "scan {name} {pct}%");
+                let scan_links = links(&scanned.stdout);
+                let apart: Vec<_> = run_links
+                    .symmetric_difference(&scan_links)
+                    .take(3)
+                    .collect();
+                assert!(
+                    apart.is_empty(),
+                    "{name} {pct}%: run and scan differ: {apart:?}"
+                );
+            }
+            let cut: Vec<_> = run_links.iter().filter(|l| !all.contains(l)).collect();
+            assert!(cut.is_empty(), "{name} {pct}%: keys cut short: {cut:?}");
+        }
+        assert!(written > 1000, "{name}: {written}");
+    }
 }

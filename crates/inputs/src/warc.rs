@@ -219,9 +219,33 @@ impl<'a> Block<'a> {
         self.pos = 0;
     }
 
-    /// Reads the rest of the block; returns how many bytes that was.
+    /// Reads the rest of the block, or of the input where it ends first (which the caller
+    /// tells from [`Block::left`]); returns how many bytes that was.
     pub(crate) fn drain(&mut self) -> io::Result<u64> {
-        io::copy(self, &mut io::sink())
+        let mut n = 0;
+        loop {
+            let k = self.at_hand()?.len();
+            if k == 0 {
+                return Ok(n);
+            }
+            self.consume(k);
+            n += k as u64;
+        }
+    }
+
+    /// The bytes at hand: none at the block's end, nor where the input ends first.
+    fn at_hand(&mut self) -> io::Result<&[u8]> {
+        if self.pos < self.back.len() {
+            return Ok(&self.back[self.pos..]);
+        }
+        if self.left == 0 {
+            return Ok(&[]);
+        }
+        let b = self.inner.fill_buf()?;
+        let n = b
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        Ok(&b[..n])
     }
 }
 
@@ -235,19 +259,20 @@ impl Read for Block<'_> {
     }
 }
 
+/// An input that ends inside a block is an error to the block's readers, not its end: the
+/// payload read so far is then known to be cut short (a link at its end may be cut), and the
+/// walk reports the block as [`WarcError::Truncated`].
 impl BufRead for Block<'_> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.pos < self.back.len() {
-            return Ok(&self.back[self.pos..]);
+        let left = self.left;
+        let b = self.at_hand()?;
+        if b.is_empty() && left > 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the input ends inside a WARC record's block",
+            ));
         }
-        if self.left == 0 {
-            return Ok(&[]);
-        }
-        let b = self.inner.fill_buf()?;
-        let n = b
-            .len()
-            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
-        Ok(&b[..n])
+        Ok(b)
     }
 
     fn consume(&mut self, n: usize) {

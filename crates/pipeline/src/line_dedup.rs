@@ -34,6 +34,9 @@ pub struct DedupStats {
     pub bytes_read: u64,
     /// Lines read.
     pub lines: u64,
+    /// Bytes of an input's last line dropped because a read error ended it (no LF before the
+    /// error): the line may have been cut short, so it is not written as a key it never was.
+    pub bytes_cut_by_error: u64,
     /// Lines written (first occurrences).
     pub unique: u64,
     /// Lines seen before (in this run or, with a persistent set, an earlier one).
@@ -110,6 +113,12 @@ impl DedupStats {
         }
         for f in &self.inputs_failed {
             s += &format!("input failed: {}: {}\n", f.input, f.error);
+        }
+        if self.bytes_cut_by_error > 0 {
+            s += &format!(
+                "dropped, a last line that a read error may have cut short: {} bytes\n",
+                self.bytes_cut_by_error
+            );
         }
         if self.interrupted {
             s += "interrupted: the output holds what was read before\n";
@@ -260,8 +269,13 @@ impl LineDedup<'_> {
             if bytes.capacity() != capacity {
                 self.stats.work += before as u64;
             }
-            // Complete lines now; the part after the last LF waits for more (or the end).
-            let whole = if eof {
+            // Complete lines now; the part after the last LF waits for more (or the end). After
+            // a read error it is dropped: the error may have cut that line short.
+            let whole = if err.is_some() {
+                let whole = memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1);
+                self.stats.bytes_cut_by_error += (bytes.len() - whole) as u64;
+                whole
+            } else if eof {
                 bytes.len()
             } else {
                 self.stats.work += (bytes.len() - before) as u64;

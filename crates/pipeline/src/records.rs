@@ -260,9 +260,13 @@ impl<F: FnMut(RecordOutlinks) -> bool> RecordReader<'_, F> {
         reader: &mut dyn BufRead,
     ) -> io::Result<()> {
         let mut bytes = Vec::new();
-        reader
-            .take(MAX_DOCUMENT as u64 + 1)
-            .read_to_end(&mut bytes)?;
+        // After a read error (the file ends inside the record, a damaged gzip body), what was
+        // read is kept up to its last clean cut (as `run` does), and the error reported.
+        let read = reader.take(MAX_DOCUMENT as u64 + 1).read_to_end(&mut bytes);
+        if read.is_err() {
+            let enc = charset.unwrap_or(encoding_rs::UTF_8);
+            bytes.truncate(linksieve_scan::chunk::kept_before_error(&bytes, enc));
+        }
         if bytes.len() > MAX_DOCUMENT {
             self.record().failure = Some(format!(
                 "an HTML payload over {} MiB is not read as HTML",
@@ -323,7 +327,7 @@ impl<F: FnMut(RecordOutlinks) -> bool> RecordReader<'_, F> {
         });
         self.bufs = bufs;
         self.record().links.extend(out);
-        Ok(())
+        read.map(|_| ())
     }
 }
 
@@ -557,5 +561,27 @@ mod tests {
             "{:?}",
             got[1]
         );
+    }
+
+    /// A payload cut inside a link: the links before the cut are read, the cut one is not
+    /// (it would be a link the page never held), and the record says why it ends.
+    #[test]
+    fn a_cut_payload_gives_its_complete_links_and_not_the_cut_one() {
+        let page = http(
+            "200 OK\r\nContent-Type: text/html",
+            "<a href=/x>x</a> see http://a.example/whole and http://b.example/a-long-path now",
+        );
+        let warc = record("response", "http://a.example/1", RESPONSE, &page);
+        let cut = &warc[..warc.find("a-long").unwrap_or(0) + 3];
+        let mut got = Vec::new();
+        let r = read_records(&mut cut.as_bytes(), &RecordOptions::default(), |r| {
+            got.push(r);
+            true
+        });
+        assert!(matches!(r, Err(WarcError::Truncated { .. })), "{r:?}");
+        let keys: Vec<_> = got[0].links.iter().map(|l| l.key.clone()).collect();
+        let want = ["http://a.example/x", "http://a.example/whole"].map(|k| Ok(k.to_owned()));
+        assert_eq!(keys, want);
+        assert!(got[0].failure.is_some());
     }
 }

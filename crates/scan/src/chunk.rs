@@ -91,6 +91,29 @@ pub fn cut_in(w: &[u8], enc: &'static Encoding) -> (usize, bool) {
     (cut, false)
 }
 
+/// How much of `w`, the bytes of a stream not yet scanned when a read error ended it (a
+/// compressed file cut short, an input that ends inside a WARC record), to keep: up to its last
+/// clean cut, that is after its last line break, then within its last line where [`cut_in`]
+/// cuts cleanly (after a space or tab, else before a byte no link holds). A link after that
+/// point runs to the error, which may have cut it short (RFC 3986 appendix C: a link ends at a
+/// delimiter, and a read error is none), so it is not read as a whole link.
+///
+/// ```
+/// use linksieve_scan::{chunk::kept_before_error, encoding_for_label};
+/// let utf8 = encoding_for_label("utf-8").unwrap();
+/// assert_eq!(kept_before_error(b"see http://a.example/ and http://b.exa", utf8), 26);
+/// assert_eq!(kept_before_error(b"http://a.example/ x\nhttp://b.exa", utf8), 20);
+/// assert_eq!(kept_before_error(b"{\"u\":\"http://b.exa", utf8), 5);
+/// assert_eq!(kept_before_error(b"http://cut.exa", utf8), 0);
+/// ```
+pub fn kept_before_error(w: &[u8], enc: &'static Encoding) -> usize {
+    let line = memchr::memrchr(b'\n', w).map_or(0, |p| p + 1);
+    match cut_in(&w[line..], enc) {
+        (cut, true) => line + cut,
+        (_, false) => line,
+    }
+}
+
 /// A byte that no link of the boundary table holds in any ASCII-compatible encoding, inside a
 /// `<…>` wrapper too (C0 controls are stops or line breaks, `"` `<` `>` are stops and never
 /// characters inside a wrapper) and that is never a trail byte of a WHATWG multi-byte encoding

@@ -95,10 +95,15 @@ pub enum ReadScanError<E> {
 
 /// Scans everything `reader` yields (read in blocks of 256 KiB, scanned as a stream: the
 /// result does not depend on the blocks) and calls `on_hit` with each hit; returns the counters.
-/// Stops at the first error of the reader or of `on_hit`.
+/// Stops at the first error of `on_hit`. A read error ends the input: the links before it are
+/// reported up to the last clean cut of what was read
+/// ([`kept_before_error`](crate::chunk::kept_before_error): a link after it may have been cut
+/// short by the error), then the error is returned. So the bytes after the last clean cut of
+/// each block wait for the next block before they are scanned.
 ///
 /// ```
-/// use linksieve_scan::{scan_reader, ScanOptions};
+/// use linksieve_scan::{scan_reader, ScanOptions, ReadScanError};
+/// use std::io::Read;
 /// let mut got = Vec::new();
 /// let text = b"see http://a.example/ and mailto:b@c.example".as_slice();
 /// let stats = scan_reader(&mut &text[..], &ScanOptions::default(), |h| {
@@ -108,6 +113,28 @@ pub enum ReadScanError<E> {
 /// .unwrap();
 /// assert_eq!(got, ["http://a.example/", "mailto:b@c.example"]);
 /// assert_eq!(stats.hits, 2);
+///
+/// // an input cut by a read error: the link it cut short is not reported
+/// struct Cut<'a>(&'a [u8]);
+/// impl Read for Cut<'_> {
+///     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+///         if self.0.is_empty() {
+///             return Err(std::io::Error::other("cut"));
+///         }
+///         let n = self.0.len().min(buf.len());
+///         buf[..n].copy_from_slice(&self.0[..n]);
+///         self.0 = &self.0[n..];
+///         Ok(n)
+///     }
+/// }
+/// let mut got = Vec::new();
+/// let mut cut = Cut(b"see http://a.example/ and http://b.exa");
+/// let r = scan_reader(&mut cut, &ScanOptions::default(), |h| {
+///     got.push(h.text.to_owned());
+///     Ok::<(), ()>(())
+/// });
+/// assert!(matches!(r, Err(ReadScanError::Read(_))));
+/// assert_eq!(got, ["http://a.example/"]);
 /// ```
 pub fn scan_reader<E>(
     reader: &mut dyn std::io::Read,
@@ -116,17 +143,37 @@ pub fn scan_reader<E>(
 ) -> Result<ScanStats, ReadScanError<E>> {
     let mut scanner = Scanner::new(opts);
     let mut buf = vec![0u8; 256 << 10];
+    // the clean cuts of ASCII-compatible encodings are ASCII bytes (see `kept_before_error`)
+    let enc = match opts.encoding {
+        crate::EncodingChoice::Fixed(e) => e,
+        _ => encoding_rs::UTF_8,
+    };
+    // `buf[..held]`: read, not yet scanned (after the last clean cut)
+    let mut held = 0;
     // the first error of `on_hit`: the scan stops after the block it came in
     let mut failed = None;
+    let mut read_error = None;
     loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
+        let n = match reader.read(&mut buf[held..]) {
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(ReadScanError::Read(e)),
+            Err(e) => {
+                read_error = Some(e);
+                break;
+            }
+        };
+        let end = held + n;
+        let keep = if n == 0 {
+            end
+        } else {
+            match crate::chunk::kept_before_error(&buf[..end], enc) {
+                // a full buffer with no clean cut: its token is longer than any link
+                0 if end == buf.len() => end,
+                k => k,
+            }
         };
         // `feed_with` and `finish_with` fail only after `finish`
-        let _ = scanner.feed_with(&buf[..n], |h| {
+        let _ = scanner.feed_with(&buf[..keep], |h| {
             if failed.is_none() {
                 failed = on_hit(h).err();
             }
@@ -134,15 +181,21 @@ pub fn scan_reader<E>(
         if let Some(e) = failed.take() {
             return Err(ReadScanError::OnHit(e));
         }
+        buf.copy_within(keep..end, 0);
+        held = end - keep;
+        if n == 0 {
+            break;
+        }
     }
     let _ = scanner.finish_with(|h| {
         if failed.is_none() {
             failed = on_hit(h).err();
         }
     });
-    match failed {
-        Some(e) => Err(ReadScanError::OnHit(e)),
-        None => Ok(*scanner.stats()),
+    match (failed, read_error) {
+        (Some(e), _) => Err(ReadScanError::OnHit(e)),
+        (None, Some(e)) => Err(ReadScanError::Read(e)),
+        (None, None) => Ok(*scanner.stats()),
     }
 }
 

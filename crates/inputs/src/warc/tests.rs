@@ -250,10 +250,10 @@ fn wat_record(target: &str, json: &str) -> Vec<u8> {
     r
 }
 
-/// Every record's links, with the base and target each record declared, and how many payloads
-/// were scanned.
+/// Every record's links, with the base and target each record declared, how many payloads
+/// were scanned, and the errors of their readers.
 #[derive(Default)]
-struct AllLinks(Vec<RecordLinks>, u64);
+struct AllLinks(Vec<RecordLinks>, u64, Vec<io::ErrorKind>);
 
 impl Records for AllLinks {
     fn stop(&mut self) -> bool {
@@ -273,7 +273,11 @@ impl Records for AllLinks {
         reader: &mut dyn BufRead,
     ) -> io::Result<()> {
         self.1 += 1;
-        io::copy(reader, &mut io::sink()).map(|_| ())
+        let read = io::copy(reader, &mut io::sink());
+        if let Err(e) = &read {
+            self.2.push(e.kind());
+        }
+        read.map(|_| ())
     }
     fn record_failed(&mut self, error: String) {
         self.0.push(RecordLinks {
@@ -412,4 +416,25 @@ fn wat_fields_of_another_type_read_as_absent() {
         panic!("{:?}", links.links[1]);
     };
     assert_eq!((tag.as_ref(), attr.as_ref()), ("video", "poster"));
+}
+
+/// An input that ends inside a record's block is an error to the payload's reader (what it
+/// read may end in a cut link), not the payload's end, and the walk reports the record cut.
+#[test]
+fn an_input_that_ends_inside_a_block_is_an_error_to_its_reader() {
+    let body = b"see http://a.example/x and http://b.example/long-path now\n";
+    let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n";
+    let whole = response("http://s.example/", &[&head[..], body].concat());
+    let mut all = AllLinks::default();
+    walk(&mut &whole[..], WarcRecords::Content, &mut all).expect("a whole record");
+    assert_eq!((all.1, &all.2[..]), (1, &[][..]));
+    // cut inside the second link of the payload
+    let cut = &whole[..whole.len() - 4 - body.len() + 40];
+    let mut all = AllLinks::default();
+    let e = walk(&mut &cut[..], WarcRecords::Content, &mut all).unwrap_err();
+    assert!(matches!(e, WarcError::Truncated { .. }), "{e}");
+    assert_eq!(
+        (all.1, &all.2[..]),
+        (1, &[io::ErrorKind::UnexpectedEof][..])
+    );
 }

@@ -3,7 +3,7 @@
 //! What is the pipeline's is where it looks for a cut: the second half of a chunk.
 
 use super::*;
-pub(super) use linksieve_scan::chunk::{cut_in, cuttable, handover};
+pub(super) use linksieve_scan::chunk::{cut_in, cuttable, handover, kept_before_error};
 
 /// Where to cut a chunk of raw bytes: [`cut_in`] its second half.
 pub(super) fn cut_point(w: &[u8], enc: &'static Encoding) -> (usize, bool) {

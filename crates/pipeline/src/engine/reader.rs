@@ -246,9 +246,19 @@ impl<'a, 's> Reader<'a, 's> {
             let choice = transport
                 .map(EncodingChoice::Fixed)
                 .unwrap_or(self.opts.scan.encoding);
-            let mut rest = io::BufReader::new(io::Cursor::new(bytes).chain(&mut fused));
+            // (no error yet: `take` stopped before one)
+            let mut chained = io::BufReader::new(io::Cursor::new(bytes).chain(&mut *fused.inner));
+            let mut rest = Fused {
+                inner: &mut chained,
+                err: None,
+            };
             self.stream_fused(meta, &mut rest, offset, choice)?;
+            fused.err = rest.err;
         } else {
+            if fused.err.is_some() {
+                let enc = transport.unwrap_or(encoding_rs::UTF_8);
+                self.drop_cut_tail(&mut bytes, enc);
+            }
             self.submit(Job::Document {
                 meta: meta.clone(),
                 bytes,
@@ -319,10 +329,12 @@ impl<'a, 's> Reader<'a, 's> {
         }
     }
 
+    /// [`Reader::stream`] on a [`Fused`] reader: a read error is an end, after which the bytes
+    /// that follow the last clean cut are dropped ([`Reader::drop_cut_tail`]).
     pub(super) fn stream_fused(
         &mut self,
         meta: &Arc<StreamMeta>,
-        r: &mut dyn BufRead,
+        r: &mut Fused,
         base: u64,
         choice: EncodingChoice,
     ) -> io::Result<u64> {
@@ -351,6 +363,9 @@ impl<'a, 's> Reader<'a, 's> {
         let mut offset = base + bom as u64;
         let mut stream_start = true;
         let mut mid_token = false;
+        // Whether the end was looked at: a read error's end drops the tail once, before any
+        // chunk that reaches it is cut.
+        let mut end_seen = false;
         loop {
             if self.cancel.load(Ordering::Relaxed) {
                 self.stats.interrupted = true;
@@ -361,9 +376,7 @@ impl<'a, 's> Reader<'a, 's> {
                 eof = fill(r, &mut buf, chunk + 2 * tail)?;
                 total += (buf.len() - before) as u64;
             }
-            if buf.is_empty() {
-                break;
-            }
+            self.failed_end(r, &mut buf, eof, encoding, &mut end_seen);
             if late && let Some(p) = first_non_ascii(&buf) {
                 let want = p + linksieve_scan::AUTO_WINDOW;
                 while !eof && buf.len() < want {
@@ -374,6 +387,10 @@ impl<'a, 's> Reader<'a, 's> {
                 let end = buf.len().min(want);
                 encoding = detect_encoding_after_ascii(&buf[p..end], eof && end == buf.len());
                 late = false;
+                self.failed_end(r, &mut buf, eof, encoding, &mut end_seen);
+            }
+            if buf.is_empty() {
+                break;
             }
             let (cut, clean) = if eof && buf.len() <= chunk {
                 (buf.len(), true)
@@ -411,13 +428,41 @@ impl<'a, 's> Reader<'a, 's> {
         Ok(total)
     }
 
+    /// At the end of a stream that a read error ended (once, `seen`): drops the bytes after the
+    /// last clean cut ([`Reader::drop_cut_tail`]).
+    fn failed_end(
+        &mut self,
+        r: &Fused,
+        buf: &mut Vec<u8>,
+        eof: bool,
+        enc: &'static Encoding,
+        seen: &mut bool,
+    ) {
+        if eof && !*seen {
+            *seen = true;
+            if r.err.is_some() {
+                self.drop_cut_tail(buf, enc);
+            }
+        }
+    }
+
+    /// Drops the bytes of a stream ended by a read error that follow its last clean cut
+    /// ([`kept_before_error`]): a link there may have been cut short by the error, so it is
+    /// not written as a key the input never held (the input is reported failed). The bytes
+    /// dropped are counted as skipped.
+    pub(super) fn drop_cut_tail(&mut self, buf: &mut Vec<u8>, enc: &'static Encoding) {
+        let keep = kept_before_error(buf, enc);
+        self.stats.skip(CUT_BY_AN_ERROR, (buf.len() - keep) as u64);
+        buf.truncate(keep);
+    }
+
     /// Streams that cannot be cut without decoding: scanned here, in order; normalized by workers.
     /// `head`: what was read of the stream to decide its encoding; `base`: the stream's offset
     /// in its input. Returns the bytes read in all.
     pub(super) fn sequential(
         &mut self,
         meta: &Arc<StreamMeta>,
-        r: &mut dyn BufRead,
+        r: &mut Fused,
         head: Head,
         base: u64,
         encoding: &'static Encoding,
@@ -445,7 +490,9 @@ impl<'a, 's> Reader<'a, 's> {
             // Feeding cannot fail before `finish`.
             let _ = scanner.feed(&buf, &mut hits);
             buf.clear();
-            if eof {
+            // After a read error the scanner is not finished: a link it still holds runs to
+            // the error, where it may have been cut short (see `drop_cut_tail`).
+            if eof && r.err.is_none() {
                 let _ = scanner.finish(&mut hits);
             }
             let s = *scanner.stats();
@@ -603,6 +650,9 @@ impl Read for RawProgress {
         Ok(n)
     }
 }
+
+/// The summary's reason for the bytes [`Reader::drop_cut_tail`] drops.
+pub(super) const CUT_BY_AN_ERROR: &str = "after the last delimiter before a read error";
 
 /// A reader that reports its first error as the end of the input and keeps the error.
 pub(super) struct Fused<'a> {
