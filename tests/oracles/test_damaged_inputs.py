@@ -11,6 +11,10 @@ and nothing else: not a key made of a link the error cut short (before, the last
 written as far as it went, a key the input never held), while the run still fails (status 1).
 Whatever follows that last white space is dropped by design, since the error may have cut it
 (`docs/guide.md`, "Damaged inputs").
+
+A WARC.gz with one bit flipped (one gzip member per record, as WARC writers compress): no key
+that the file's pages do not hold, since a record is used only once its member passed gzip's
+CRC check.
 """
 
 import bz2
@@ -119,3 +123,31 @@ def test_a_cut_input_gives_its_complete_links_and_no_cut_one(tmp_path, run, form
                                    sorted(want - got_links)[:3], sorted(got_links - want)[:3])
         checked += len(want)
     assert checked > 1000, checked
+
+
+def test_a_flipped_bit_in_a_warc_gz_gives_no_key_the_file_never_held(tmp_path, run):
+    """A WARC file of one gzip member per record (Python's gzip writes it, as WARC writers
+    do) with one bit flipped at 120 places: no key that none of its pages holds (a record is
+    used only once its member passed gzip's CRC check and the next record starts where its
+    Content-Length says), and most flips fail the input."""
+    urls = links(2000, seed=99)
+    data = warc(urls)
+    packed = bytearray(gzip_members(data))
+    every = {u.encode() for u in urls}
+    f = tmp_path / "flip.warc.gz"
+    f.write_bytes(packed)
+    assert {k for k in run("run", "-q", f, check_status=0).stdout.encode().split()
+            if k in every} == every
+    r = random.Random(5)
+    failed = 0
+    for _ in range(120):
+        at, bit = r.randrange(len(packed)), r.randrange(8)
+        flipped = bytearray(packed)
+        flipped[at] ^= 1 << bit
+        f.write_bytes(flipped)
+        p = run("run", "-q", f)
+        made = {k for k in p.stdout.encode().split()
+                if k not in every and not k.startswith(b"http://page")}
+        assert not made, f"bit {bit} of byte {at}: keys the file never held: {sorted(made)[:3]}"
+        failed += p.returncode == 1
+    assert failed > 100, failed

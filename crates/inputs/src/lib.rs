@@ -24,6 +24,6 @@ pub use source::{
     skipped, special_kind,
 };
 pub use warc::{
-    HttpHead, RecordLink, RecordLinkKind, RecordLinks, Records, WarcError, WarcHeader, WarcRecords,
-    charset_of, html_media, read_http_head, read_warc_header, walk,
+    CHECKED_BLOCK, HttpHead, RecordLink, RecordLinkKind, RecordLinks, Records, WarcError,
+    WarcHeader, WarcRecords, charset_of, html_media, read_http_head, read_warc_header, walk,
 };

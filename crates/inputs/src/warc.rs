@@ -66,6 +66,58 @@ pub enum WarcError {
         /// The bytes of its block that were there.
         read: u64,
     },
+    /// The decoder of the input failed inside a record's block or at its end (a gzip member's
+    /// CRC): the block may hold other bytes than were written, so nothing of it is read.
+    #[error("WARC record at byte {offset} is damaged: {error}")]
+    Damaged {
+        /// Offset of the record's header in the (decompressed) input.
+        offset: u64,
+        /// What the decoder said.
+        error: io::Error,
+    },
+}
+
+/// The largest block read whole and checked before its record is used ([`walk`]): 64 MiB.
+///
+/// ```
+/// assert_eq!(linksieve_inputs::CHECKED_BLOCK, 64 << 20);
+/// ```
+pub const CHECKED_BLOCK: u64 = 64 << 20;
+
+/// Reads what follows a record's block into `carry` (the next header reads it again): the
+/// blank lines that end the record and the `WARC/` of the next one. Where each record is a
+/// member of its own (gzip, as WARC writers compress, or a zstd frame), reading on makes the
+/// decoder finish the member and check it (gzip's CRC-32 and length) before the record is used;
+/// and a member damaged so that it decodes to other bytes rarely still ends where its record's
+/// `Content-Length` says. So a failed check, or anything but blank lines then `WARC/` (or the
+/// end of the input), is an error: the record is damaged.
+fn check_record_end(r: &mut dyn BufRead, carry: &mut Vec<u8>) -> io::Result<()> {
+    const NEXT: &[u8] = b"WARC/";
+    loop {
+        if let Some(p) = carry.iter().position(|b| !b.is_ascii_whitespace()) {
+            let n = (carry.len() - p).min(NEXT.len());
+            if carry[p..p + n] != NEXT[..n] {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "its block is not followed by the next record (a wrong Content-Length, or \
+                     bytes other than were written)",
+                ));
+            }
+            if n == NEXT.len() {
+                return Ok(());
+            }
+        } else if carry.len() > MAX_HEADER_LINE as usize {
+            return Ok(()); // blank lines without end: the next header says so
+        }
+        let buf = r.fill_buf()?;
+        if buf.is_empty() {
+            // the end (a cut next header is the next header's error)
+            return Ok(());
+        }
+        let n = buf.len().min(64);
+        carry.extend_from_slice(&buf[..n]);
+        r.consume(n);
+    }
 }
 
 /// The longest WARC header line and the longest HTTP head read before giving up on a record.
@@ -328,7 +380,10 @@ pub trait Records {
 /// damage and reported as a failure naming the record, unless the crawler cut it
 /// (`WARC-Truncated`); the next record is read, since its place is known from
 /// `Content-Length`. A block that ends before its `Content-Length` ends the walk with
-/// [`WarcError::Truncated`].
+/// [`WarcError::Truncated`]. A block of up to [`CHECKED_BLOCK`] bytes is read whole, and its
+/// record used only once what follows it is the next record (read through the end of the
+/// record's gzip member, whose CRC the decoder then checks); else the walk ends with
+/// [`WarcError::Damaged`] and nothing of the record is used.
 ///
 /// ```
 /// use linksieve_inputs::{Records, WarcHeader, WarcRecords, walk};
@@ -362,12 +417,22 @@ pub trait Records {
 /// assert_eq!(texts.0, [("http://s.example/".to_owned(), body.to_owned())]);
 /// ```
 pub fn walk(
-    mut r: &mut dyn BufRead,
+    r: &mut dyn BufRead,
     records: WarcRecords,
     to: &mut impl Records,
 ) -> Result<(), WarcError> {
     let mut offset = 0u64;
-    while let Some(h) = read_warc_header(&mut r)? {
+    // the blank lines that ended the last record, read to check its member: the next header
+    // reads them again, as if they had not been taken
+    let mut carry: Vec<u8> = Vec::new();
+    // a block read whole (see `CHECKED_BLOCK`)
+    let mut whole: Vec<u8> = Vec::new();
+    loop {
+        let header = read_warc_header(&mut (&carry[..]).chain(&mut *r))?;
+        carry.clear();
+        let Some(h) = header else {
+            return Ok(());
+        };
         if to.stop() {
             return Ok(());
         }
@@ -376,7 +441,32 @@ pub fn walk(
         to.record(&h, record_at);
         offset += h.header_len;
         to.skip("WARC record headers", h.header_len);
-        let mut block = Block::new(r, h.content_length);
+        // A block of up to `CHECKED_BLOCK` is read whole, then its member checked
+        // (`check_record_end`), before any of it is used: a damaged member gives no links
+        // (its bytes may be other than were written). A decoder's error inside the block is
+        // such damage too, but the input's end inside it is a cut (`WarcError::Truncated`):
+        // what was there is read, up to the cut.
+        let mut in_memory: &[u8];
+        let source: &mut dyn BufRead = if h.content_length <= CHECKED_BLOCK {
+            whole.clear();
+            let read = Block::new(r, h.content_length).read_to_end(&mut whole);
+            let checked = match read {
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(()),
+                Err(e) => Err(e),
+                Ok(_) => check_record_end(r, &mut carry),
+            };
+            if let Err(error) = checked {
+                return Err(WarcError::Damaged {
+                    offset: record_at,
+                    error,
+                });
+            }
+            in_memory = &whole;
+            &mut in_memory
+        } else {
+            &mut *r
+        };
+        let mut block = Block::new(source, h.content_length);
         // the payload's reader borrows the block until the end of this block
         let (skipped, failure) = {
             let mut links = RecordLinks::default();
@@ -439,7 +529,6 @@ pub fn walk(
             ));
         }
     }
-    Ok(())
 }
 
 mod chunked;

@@ -199,3 +199,60 @@ fn dedup_drops_a_last_line_that_an_error_may_have_cut() {
     }
     std::fs::remove_dir_all(d).ok();
 }
+
+/// A WARC file of one gzip member per record (as WARC writers compress) with one bit flipped
+/// anywhere: every key written is one of the file's links (a record is used only once its
+/// member's CRC is checked and the next record starts where its `Content-Length` says), and
+/// most flips fail the input.
+#[test]
+fn a_damaged_warc_gz_gives_no_key_it_never_held() {
+    let all = links(600);
+    let mut warc = Vec::new();
+    for (n, part) in all.chunks(60).enumerate() {
+        let body: String = part
+            .iter()
+            .map(|u| format!("<p><a href=\"{u}\">x</a> see {u} now</p>\n"))
+            .collect();
+        let http = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let record = format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://page{n}.example/\r\n\
+             Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n\
+             {http}\r\n\r\n",
+            http.len()
+        );
+        warc.extend(gzip(record.as_bytes()));
+    }
+    let d = dir("flips");
+    let f = d.join("w.warc.gz");
+    std::fs::write(&f, &warc).expect("write");
+    let (whole, stats) = go(&f, &RunOptions::default());
+    assert!(stats.inputs_failed.is_empty());
+    let every: BTreeSet<String> = all.iter().cloned().collect();
+    let pages = |k: &String| k.starts_with("http://page");
+    assert_eq!(whole.iter().filter(|k| !pages(k)).count(), all.len());
+    let (mut failed, mut step) = (0, 0);
+    for at in (0..warc.len()).step_by(97) {
+        let mut bytes = warc.clone();
+        bytes[at] ^= 1 << (at % 8);
+        std::fs::write(&f, &bytes).expect("write");
+        let (got, stats) = go(&f, &RunOptions::default());
+        let made: Vec<_> = got
+            .iter()
+            .filter(|k| !pages(k) && !every.contains(*k))
+            .collect();
+        assert!(made.is_empty(), "bit {} of byte {at}: {made:?}", at % 8);
+        // (a flip in gzip's magic number makes the file text of no links, not a failure)
+        if !stats.inputs_failed.is_empty() {
+            failed += 1;
+        }
+        step += 1;
+    }
+    assert!(
+        failed * 10 > step * 8,
+        "{failed} of {step} flips failed the input"
+    );
+    std::fs::remove_dir_all(d).ok();
+}

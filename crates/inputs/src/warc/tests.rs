@@ -438,3 +438,26 @@ fn an_input_that_ends_inside_a_block_is_an_error_to_its_reader() {
         (1, &[io::ErrorKind::UnexpectedEof][..])
     );
 }
+
+/// A record whose block is not followed by the next record (here its `Content-Length` is 5
+/// bytes short) is damaged: nothing of it is used, and the walk ends there.
+#[test]
+fn a_block_not_followed_by_the_next_record_is_damaged_and_unused() {
+    let body = b"see http://a.example/x now\n";
+    let head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n";
+    let good = response("http://s.example/", &[&head[..], body].concat());
+    let mut short = good.clone();
+    let at = short.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or(0);
+    let declared = format!("Content-Length: {}", head.len() + body.len());
+    let wrong = format!("Content-Length: {}", head.len() + body.len() - 5);
+    let text = String::from_utf8_lossy(&short[..at]).replace(&declared, &wrong);
+    short.splice(..at, text.into_bytes());
+    let warc = [&good[..], &short[..], &good[..]].concat();
+    let mut all = AllLinks::default();
+    let e = walk(&mut &warc[..], WarcRecords::Content, &mut all).unwrap_err();
+    assert!(
+        matches!(e, WarcError::Damaged { offset, .. } if offset == good.len() as u64),
+        "{e}"
+    );
+    assert_eq!(all.1, 1, "only the first record's payload is read");
+}
