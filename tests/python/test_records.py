@@ -10,6 +10,7 @@ import gzip
 import shutil
 import sys
 import threading
+import zlib
 from collections import Counter
 from pathlib import Path
 from urllib.parse import urljoin
@@ -161,6 +162,43 @@ def test_a_cut_file_ends_with_an_error_after_its_records(plain, tmp_path):
         for r in linksieve.records(cut):
             got.append((r.offset, r.target_uri))
     assert got == [x for x in whole if x[0] < whole[len(whole) // 2][0]]
+
+
+def test_a_damaged_record_is_not_given(warc, tmp_path):
+    """One bit flipped inside a record's gzip member (wget writes one member per record): the
+    records before it are given as they were, that record and those after it are not, and the
+    iterator raises; no link is given that the crawl does not hold (a record is given only once
+    its member passed gzip's CRC check)."""
+    def listed(source):
+        return [(r.offset, r.target_uri, tuple(link.key for link in r.links))
+                for r in linksieve.records(source)]
+
+    whole = listed(warc)
+    data = warc.read_bytes()
+    # each gzip member as Python's zlib reads it: (start in the file, end, start decompressed)
+    members, at, out = [], 0, 0
+    while at < len(data):
+        d = zlib.decompressobj(31)
+        n = len(d.decompress(data[at:]))
+        end = len(data) - len(d.unused_data)
+        members.append((at, end, out))
+        at, out = end, out + n
+    assert len(members) > 10, len(members)
+    # the member of a record in the middle of the crawl that has links
+    with_links = [r for r in whole if r[2]]
+    record = with_links[len(with_links) // 2]
+    start, end, _ = [m for m in members if m[2] <= record[0]][-1]
+    flipped = bytearray(data)
+    flipped[(start + end) // 2] ^= 0x10
+    f = tmp_path / "flipped.warc.gz"
+    f.write_bytes(flipped)
+    got = []
+    with pytest.raises((ValueError, OSError)):
+        for r in linksieve.records(f):
+            got.append((r.offset, r.target_uri, tuple(link.key for link in r.links)))
+    assert 0 < len(got) < len(whole)
+    assert got == whole[: len(got)]
+    assert record not in got
 
 
 def test_stopping_early_and_errors(plain, tmp_path):
