@@ -96,32 +96,52 @@ fn cuts(bytes: &[u8], dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         .collect()
 }
 
+/// Runs each of `opts` on each gzip cut of `bytes` (in folder `name`): the input fails, and
+/// the keys are `want` of what flate2 decodes of that cut (a non-empty set). Returns every
+/// run's counters.
+fn check_cuts(
+    name: &str,
+    bytes: &[u8],
+    opts: &[RunOptions],
+    want: impl Fn(&[u8]) -> BTreeSet<String>,
+) -> Vec<RunStats> {
+    let d = dir(name);
+    let mut all_stats = Vec::new();
+    for (file, prefix) in cuts(bytes, &d) {
+        let want = want(&prefix);
+        assert!(!want.is_empty());
+        for o in opts {
+            let (got, stats) = go(&file, o);
+            assert_eq!(stats.inputs_failed.len(), 1, "the cut input is reported");
+            assert_eq!(got, want, "{} with {} threads", file.display(), o.threads);
+            all_stats.push(stats);
+        }
+    }
+    std::fs::remove_dir_all(d).ok();
+    all_stats
+}
+
+/// The links of a UTF-8 `prefix` that a delimiter ends before its last white space.
+fn complete_utf8(prefix: &[u8], all: &[String]) -> BTreeSet<String> {
+    complete(&String::from_utf8_lossy(prefix), all, last_white(prefix))
+}
+
 #[test]
 fn a_cut_stream_keeps_its_complete_links_and_no_cut_one() {
     let all = links(8000);
     let text: String = all.iter().map(|u| format!("see {u} now\n")).collect();
-    let d = dir("text");
-    for (file, prefix) in cuts(text.as_bytes(), &d) {
-        let prefix = String::from_utf8_lossy(&prefix).into_owned();
-        let want = complete(&prefix, &all, last_white(prefix.as_bytes()));
-        assert!(!want.is_empty());
-        for threads in [1, 2] {
-            let opts = RunOptions {
-                threads,
-                chunk_size: 4096,
-                ..RunOptions::default()
-            };
-            let (got, stats) = go(&file, &opts);
-            assert_eq!(stats.inputs_failed.len(), 1, "the cut input is reported");
-            assert_eq!(got, want, "{} with {threads} threads", file.display());
-            let skipped = stats.bytes_skipped.values().sum::<u64>();
-            assert!(
-                skipped > 0,
-                "the bytes after the last delimiter are counted"
-            );
-        }
+    let opts = [1, 2].map(|threads| RunOptions {
+        threads,
+        chunk_size: 4096,
+        ..RunOptions::default()
+    });
+    for stats in check_cuts("text", text.as_bytes(), &opts, |p| complete_utf8(p, &all)) {
+        let skipped = stats.bytes_skipped.values().sum::<u64>();
+        assert!(
+            skipped > 0,
+            "the bytes after the last delimiter are counted"
+        );
     }
-    std::fs::remove_dir_all(d).ok();
 }
 
 #[test]
@@ -131,8 +151,7 @@ fn a_cut_utf16_stream_keeps_its_complete_links_and_no_cut_one() {
     // UTF-16LE with its byte order mark: the sequential path
     let mut bytes = vec![0xff, 0xfe];
     bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
-    let d = dir("utf16");
-    for (file, prefix) in cuts(&bytes, &d) {
+    check_cuts("utf16", &bytes, &[RunOptions::default()], |prefix| {
         let units: Vec<u16> = prefix[2..]
             .chunks_exact(2)
             .map(|c| u16::from_le_bytes([c[0], c[1]]))
@@ -140,13 +159,8 @@ fn a_cut_utf16_stream_keeps_its_complete_links_and_no_cut_one() {
         let prefix = String::from_utf16_lossy(&units);
         // the scanner is not finished: a link it holds at the error is dropped, and every
         // link a delimiter ends is written
-        let want = complete(&prefix, &all, prefix.len());
-        let (got, stats) = go(&file, &RunOptions::default());
-        assert_eq!(stats.inputs_failed.len(), 1, "the cut input is reported");
-        assert!(!want.is_empty());
-        assert_eq!(got, want, "{}", file.display());
-    }
-    std::fs::remove_dir_all(d).ok();
+        complete(&prefix, &all, prefix.len())
+    });
 }
 
 #[test]
@@ -156,20 +170,12 @@ fn a_cut_html_document_keeps_its_complete_links_and_no_cut_one() {
         .iter()
         .map(|u| format!("<p><a href=\"{u}\">x</a> see {u} now</p>\n"))
         .collect();
-    let d = dir("html");
-    for (file, prefix) in cuts(format!("<html><body>{html}").as_bytes(), &d) {
-        let prefix = String::from_utf8_lossy(&prefix).into_owned();
-        let want = complete(&prefix, &all, last_white(prefix.as_bytes()));
-        let opts = RunOptions {
-            html: true,
-            ..RunOptions::default()
-        };
-        let (got, stats) = go(&file, &opts);
-        assert_eq!(stats.inputs_failed.len(), 1, "the cut input is reported");
-        assert!(!want.is_empty());
-        assert_eq!(got, want, "{}", file.display());
-    }
-    std::fs::remove_dir_all(d).ok();
+    let opts = RunOptions {
+        html: true,
+        ..RunOptions::default()
+    };
+    let page = format!("<html><body>{html}");
+    check_cuts("html", page.as_bytes(), &[opts], |p| complete_utf8(p, &all));
 }
 
 #[test]
