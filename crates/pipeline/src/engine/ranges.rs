@@ -47,7 +47,9 @@ pub(super) fn cut_window(chunk: u64) -> u64 {
 /// found by [`cut_in`] in the [`cut_window`] bytes before the nominal boundary, so that two
 /// neighbouring ranges agree on their common cut without knowing each other. A file that ended
 /// before its size at opening is an error (what was read is not scanned twice: the chunks
-/// before it were already).
+/// before it were already); a range whose look-ahead the file's new end cuts short scans only
+/// up to the last clean cut before that end ([`kept_before_error`]), so that no link cut by it
+/// is read.
 #[cfg(unix)]
 pub(super) fn read_range(
     file: &std::fs::File,
@@ -83,7 +85,8 @@ pub(super) fn read_range(
         ));
     }
     let opened = len;
-    let len = len.min(from + got as u64);
+    let end = from + got as u64;
+    let len = len.min(end);
     // the encoding before the cuts: a late file's ASCII ranges are cut and read as UTF-8
     let (encoding, ascii) = encoding.resolve(buf, file, start, opened);
     // the cut at a nominal boundary `b` (after `start`): in the window before it
@@ -93,12 +96,27 @@ pub(super) fn read_range(
         (lo + c as u64, clean)
     };
     let (c0, clean0) = if k == 0 { (start, true) } else { cut(nominal) };
-    let (c1, clean1) = if next == len { (len, true) } else { cut(next) };
+    let (c1, clean1, scan_end) = if end >= to {
+        let (c1, clean1) = if next == len { (len, true) } else { cut(next) };
+        (c1, clean1, (c1 + 2 * tail).min(len))
+    } else {
+        // The file shrank while it was read (a log rotated with `copytruncate`): where it ends
+        // now is not its end, and a link that runs to it may have been cut short. As for a
+        // stream that a read error ended, the scan stops at the last clean cut before it
+        // (`kept_before_error`); the ranges that reach past it report the input failed.
+        let keep = (from + kept_before_error(buf, encoding) as u64).max(c0);
+        let (c1, clean1) = if next == len { (len, false) } else { cut(next) };
+        if keep <= c1 {
+            (keep, true, keep)
+        } else {
+            (c1, clean1, (c1 + 2 * tail).min(keep))
+        }
+    };
     Ok(RangeChunk {
         encoding,
         ascii,
         from: (c0 - from) as usize,
-        to: ((c1 + 2 * tail).min(len) - from) as usize,
+        to: (scan_end - from) as usize,
         body: (c1 - c0) as usize,
         offset: c0,
         mid_token: !clean0,

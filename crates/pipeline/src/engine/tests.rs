@@ -294,3 +294,68 @@ fn wrapped_links_across_line_feeds_are_found_whole_for_every_chunking() {
     }
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A file that shrank while its ranges were read (a log rotated with `copytruncate`), its new
+/// end inside a link that a range owns past its cut (lines longer than the cut window, so the
+/// cut falls inside a token and the range reads its look-ahead): no range writes that link cut
+/// short at the new end, and the input is reported as failed. Each truncation point is tried.
+#[cfg(unix)]
+#[test]
+fn a_file_that_shrank_inside_a_link_gives_no_cut_key() {
+    use super::{Job, RunOptions, Sink, StreamMeta, work};
+    use std::sync::Arc;
+    let (dir, f) = temp_file("shrank-link", "s.txt");
+    let link = |i: usize| format!("http://s{i}.example/{}", "q".repeat(40));
+    let text: String = (0..40)
+        .map(|i| format!("{}{}\n", "=".repeat(6000), link(i)))
+        .collect();
+    let want: std::collections::HashSet<String> = (0..40).map(link).collect();
+    let opts = RunOptions {
+        chunk_size: 4096,
+        ..RunOptions::default()
+    };
+    let len = text.len() as u64;
+    let mut cut_points = 0;
+    for i in 0..40 {
+        let at = text.find(&link(i)).unwrap() + 20;
+        std::fs::write(&f, &text.as_bytes()[..at]).unwrap();
+        let file = Arc::new(std::fs::File::open(&f).unwrap());
+        let meta = Arc::new(StreamMeta {
+            input: "s.txt".into(),
+            provenance: None,
+        });
+        let free = crossbeam_channel::unbounded();
+        let mut dedup = linksieve_dedup::MemorySet::new();
+        let mut out = Vec::new();
+        let mut sink = Sink::new(&opts, &mut dedup, &mut out);
+        // the ranges of the file as it was when opened (`len`), read after it shrank
+        for k in 0..len.div_ceil(4096) {
+            let job = Job::Range {
+                meta: meta.clone(),
+                file: file.clone(),
+                start: 0,
+                len,
+                k,
+                encoding: RangeEncoding::Known(encoding_rs::UTF_8),
+                free: free.clone(),
+            };
+            sink.chunk(work(job, &opts, &sink.spares.1.clone()))
+                .unwrap();
+        }
+        sink.finish().unwrap();
+        assert_eq!(sink.stats.inputs_failed.len(), 1, "cut at {at}");
+        drop(sink);
+        let out = String::from_utf8(out).unwrap();
+        for key in out.lines() {
+            assert!(
+                want.contains(key),
+                "cut at {at}: {key:?} is no link of the file"
+            );
+        }
+        // the links that end before the new end are all there
+        assert_eq!(out.lines().count(), i, "cut at {at}");
+        cut_points += 1;
+    }
+    assert_eq!(cut_points, 40);
+    std::fs::remove_dir_all(dir).ok();
+}
