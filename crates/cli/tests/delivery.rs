@@ -457,8 +457,9 @@ mod redis_support;
 /// `--seen redis://...`: a set shared on a real redis-server (started here, stopped by pid).
 /// Two runs write each key once between them; `dedup` shares it; another identity is refused
 /// (exit 2); a consumer that stops reading leaves the keys it did not get unseen once the run's
-/// lease expired (exit 4, said); a server killed mid-run is exit 4 with the server named, and
-/// the rerun loses nothing. Checked against the keys of `scan | normalize` and `redis-cli`.
+/// lease expired (exit 4, said); a run killed (`kill -9`) at several moments loses nothing once
+/// its lease expired; a server killed mid-run is exit 4 with the server named, and the rerun
+/// loses nothing. Checked against the keys of `scan | normalize` and `redis-cli`.
 #[test]
 #[ignore = "needs redis-server: scripts/test.sh runs it"]
 fn a_shared_redis_set_loses_no_key() {
@@ -533,20 +534,55 @@ fn a_shared_redis_set_loses_no_key() {
     rerun(&["run", "-q", "--seen", &url2, input], &mut outputs);
     check_union(&all, &outputs, "redis, reader took 100");
 
-    // the server killed mid-run
-    let url3 = server.url("prefix=cli3&expect=100000");
+    // `kill -9` of a run at several moments (its claims sent ahead of their answers, its
+    // syncs keeping the batch in flight listed): once its lease expired, the rerun writes
+    // every key it did not deliver (to a file, recorded once synced to disk: with `--commit
+    // every` a sync follows each chunk, while the next chunk's claims are in flight)
     let big = dir.join("big.txt");
     many_links(&big, 400_000);
-    let child = bin()
-        .args([
+    let all_big = keys_by_scan_and_normalize(&big);
+    let big = big.to_str().expect("p");
+    for (commit, delay) in [("100000,1s", 500u64), ("every", 150), ("every", 500)] {
+        let what = format!("redis, --commit {commit}, kill after {delay} ms");
+        let prefix = format!("clik{}{delay}", commit.len());
+        let url = server.url(&format!("prefix={prefix}&lease=1s&expect=100000"));
+        let args = [
             "run",
             "-q",
             "--chunk-size",
             "16K",
+            "-j",
+            "2",
+            "--commit",
+            commit,
             "--seen",
-            &url3,
-            big.to_str().expect("p"),
-        ])
+            &url,
+            big,
+        ];
+        let file = dir.join(format!("{prefix}.txt"));
+        let child = bin()
+            .args(args)
+            .stdout(Stdio::from(std::fs::File::create(&file).expect("out")))
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(Duration::from_millis(delay));
+        kill(&child);
+        child.wait_with_output().expect("wait");
+        let mut first = std::fs::read(&file).expect("read");
+        // a line cut by the kill itself is not a key delivered
+        first.truncate(first.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1));
+        std::thread::sleep(Duration::from_millis(1100)); // the lease
+        let mut outputs = vec![first];
+        rerun(&args, &mut outputs);
+        check_union(&all_big, &outputs, &what);
+        all_recorded(&args, &what);
+    }
+
+    // the server killed mid-run
+    let url3 = server.url("prefix=cli3&expect=100000");
+    let child = bin()
+        .args(["run", "-q", "--chunk-size", "16K", "--seen", &url3, big])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

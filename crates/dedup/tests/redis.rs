@@ -205,6 +205,25 @@ fn redis_child() {
             set.finish().unwrap();
             println!("DONE");
         }
+        "submit" => {
+            // the same with `submit`: each batch's claims sent before the answers of the one
+            // before are read, and a sync after each (one batch still in flight)
+            let mut answers = std::collections::VecDeque::new();
+            let fps = input(seed, 8_000, 6_000);
+            for batch in fps.chunks(64) {
+                set.submit(batch, 0, &mut answers).unwrap();
+                set.sync().unwrap();
+            }
+            set.answer_rest(&mut answers).unwrap();
+            assert_eq!(answers.len(), fps.len());
+            for (fp, n) in fps.iter().zip(&answers) {
+                if *n {
+                    println!("NEW {:032x}", fp.0);
+                }
+            }
+            set.finish().unwrap();
+            println!("DONE");
+        }
         "hold" => {
             let fps = distinct(seed, 2_000);
             set.insert_batch(&fps[..1000], &mut new).unwrap();
@@ -252,8 +271,12 @@ fn spawn_child(spec: &str) -> std::process::Child {
 fn four_processes_answer_each_key_new_exactly_once() {
     let server = Server::start();
     let url = server.url("prefix=t4&expect=10000");
+    // two answer each batch at once, two send a batch's claims ahead of the last one's answers
     let children: Vec<_> = (0..4)
-        .map(|i| spawn_child(&format!("insert {url} {}", 100 + i)))
+        .map(|i| {
+            let role = if i % 2 == 0 { "insert" } else { "submit" };
+            spawn_child(&format!("{role} {url} {}", 100 + i))
+        })
         .collect();
     let mut news: Vec<u128> = Vec::new();
     for mut c in children {
@@ -425,4 +448,96 @@ fn rediss_without_the_tls_feature_is_a_clear_error() {
         .unwrap();
     assert!(matches!(e, DedupError::Remote { op: "connect", .. }), "{e}");
     assert!(e.to_string().to_lowercase().contains("tls"), "{e}");
+}
+
+/// `submit` sends a batch's claims, then reads the answers of the batch before: the answers,
+/// in order, are a set's (two runs taking turns, a key repeated within a batch and across
+/// consecutive batches), and a sync records only the answers handed out: a run that stops
+/// after a sync with a batch in flight (its answers never read) has those keys given back once
+/// its lease expires, while the keys answered before the sync stay seen.
+#[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
+fn submitted_claims_are_recorded_only_once_answered() {
+    use std::collections::VecDeque;
+    let server = Server::start();
+    let url = server.url("prefix=t8&expect=100000&lease=2s");
+    let mut a = RedisSet::open(&url, ID).unwrap();
+    let mut b = RedisSet::open(&url, ID).unwrap();
+    let mut oracle = HashSet::new();
+    let fps = input(3, 30_000, 17_000);
+    let (mut got_a, mut got_b) = (VecDeque::new(), VecDeque::new());
+    let (mut asked_a, mut asked_b) = (Vec::new(), Vec::new());
+    // batches of varied size, some over the 4,096 of one round trip
+    let mut rest = &fps[..];
+    for (i, size) in [700, 5000, 64, 1, 4096, 9000].iter().cycle().enumerate() {
+        if rest.is_empty() {
+            break;
+        }
+        let (batch, tail) = rest.split_at((*size).min(rest.len()));
+        rest = tail;
+        let (set, got, asked) = match i % 2 {
+            0 => (&mut a, &mut got_a, &mut asked_a),
+            _ => (&mut b, &mut got_b, &mut asked_b),
+        };
+        set.submit(batch, 0, got).unwrap();
+        asked.extend_from_slice(batch);
+        assert!(got.len() < asked.len(), "the last batch is answered later");
+        if i % 3 == 0 {
+            set.sync().unwrap();
+        }
+    }
+    a.answer_rest(&mut got_a).unwrap();
+    b.answer_rest(&mut got_b).unwrap();
+    assert_eq!((got_a.len(), got_b.len()), (asked_a.len(), asked_b.len()));
+    // each key is new exactly once over both runs, and a run's answers come in its order
+    let mut news = HashSet::new();
+    for (fp, n) in asked_a.iter().zip(&got_a).chain(asked_b.iter().zip(&got_b)) {
+        if *n {
+            assert!(news.insert(fp.0), "{:032x} answered new twice", fp.0);
+        }
+        oracle.insert(fp.0);
+    }
+    same(&news, &oracle, "answered new");
+    for (asked, got) in [(&asked_a, &got_a), (&asked_b, &got_b)] {
+        let mut mine = HashSet::new();
+        for (fp, n) in asked.iter().zip(got) {
+            assert!(
+                !*n || mine.insert(fp.0),
+                "a repeat in the same run answered new"
+            );
+        }
+    }
+    a.finish().unwrap();
+    b.finish().unwrap();
+    same(&server.fingerprints("t8"), &oracle, "on the server");
+    assert!(
+        server.keys("t8:*log*").is_empty(),
+        "finished runs leave no log"
+    );
+
+    // a run that syncs with a batch in flight, then stops without reading it
+    let done = distinct(20, 3000);
+    let flying = distinct(21, 3000);
+    let mut c = RedisSet::open(&url, ID).unwrap();
+    let mut got = VecDeque::new();
+    c.submit(&done, 0, &mut got).unwrap();
+    c.submit(&flying, 0, &mut got).unwrap();
+    assert_eq!(got.len(), done.len(), "the second batch is in flight");
+    c.sync().unwrap();
+    assert!(
+        !server.keys("t8:*log*").is_empty(),
+        "the batch in flight stays listed"
+    );
+    drop(c); // dies: no answer_rest, no finish
+    std::thread::sleep(Duration::from_millis(2300)); // its lease
+    let mut rerun = RedisSet::open(&url, ID).unwrap();
+    let mut new = Vec::new();
+    rerun.insert_batch(&done, &mut new).unwrap();
+    assert!(
+        new.iter().all(|n| !n),
+        "keys answered before the sync stay seen"
+    );
+    rerun.insert_batch(&flying, &mut new).unwrap();
+    assert!(new.iter().all(|n| *n), "keys never answered are new again");
+    rerun.finish().unwrap();
 }

@@ -36,36 +36,14 @@ impl Conn {
     /// Sends the commands in one round trip (per node), answers in order.
     pub(crate) fn run(&mut self, cmds: Vec<Cmd>) -> RedisResult<Vec<Value>> {
         match self {
-            Conn::Single(c) => {
-                // read the answers ourselves: stop at the first failure (the client's own
-                // pipeline reads every answer, a timeout each when the server stalls)
+            Conn::Single(_) => {
                 let n = cmds.len();
                 let mut p = redis::pipe();
                 for cmd in cmds {
                     p.add_command(cmd);
                 }
-                c.send_packed_command(&p.get_packed_pipeline())?;
-                let mut answers = Vec::with_capacity(n);
-                let mut first_err = None;
-                for _ in 0..n {
-                    match c.recv_response()? {
-                        Value::ServerError(e) => {
-                            first_err.get_or_insert(e);
-                            answers.push(Value::Nil);
-                        }
-                        Value::Push { .. } => {
-                            return Err(redis::RedisError::from((
-                                redis::ErrorKind::Client,
-                                "an unexpected push message",
-                            )));
-                        }
-                        v => answers.push(v),
-                    }
-                }
-                match first_err {
-                    Some(e) => Err(e.into()),
-                    None => Ok(answers),
-                }
+                self.send(&p.get_packed_pipeline())?;
+                self.recv(n)
             }
             Conn::Cluster(c) => {
                 let mut p = redis::cluster::cluster_pipe();
@@ -74,6 +52,51 @@ impl Conn {
                 }
                 p.query(c)
             }
+        }
+    }
+
+    /// Sends commands already encoded (RESP) to the one server, without reading their answers
+    /// ([`recv`](Conn::recv) does, in order). Not for a cluster.
+    pub(crate) fn send(&mut self, packed: &[u8]) -> RedisResult<()> {
+        match self {
+            Conn::Single(c) => c.send_packed_command(packed),
+            Conn::Cluster(_) => Err(redis::RedisError::from((
+                redis::ErrorKind::Client,
+                "commands sent ahead on a cluster connection",
+            ))),
+        }
+    }
+
+    /// Reads the answers of the next `n` commands sent to the one server. Reads them ourselves:
+    /// stops at the first failure (the client's own pipeline reads every answer, a timeout each
+    /// when the server stalls); a server error among them is the error, once all are read.
+    pub(crate) fn recv(&mut self, n: usize) -> RedisResult<Vec<Value>> {
+        let Conn::Single(c) = self else {
+            return Err(redis::RedisError::from((
+                redis::ErrorKind::Client,
+                "answers read ahead on a cluster connection",
+            )));
+        };
+        let mut answers = Vec::with_capacity(n);
+        let mut first_err = None;
+        for _ in 0..n {
+            match c.recv_response()? {
+                Value::ServerError(e) => {
+                    first_err.get_or_insert(e);
+                    answers.push(Value::Nil);
+                }
+                Value::Push { .. } => {
+                    return Err(redis::RedisError::from((
+                        redis::ErrorKind::Client,
+                        "an unexpected push message",
+                    )));
+                }
+                v => answers.push(v),
+            }
+        }
+        match first_err {
+            Some(e) => Err(e.into()),
+            None => Ok(answers),
         }
     }
 

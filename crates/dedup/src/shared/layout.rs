@@ -87,8 +87,22 @@ impl Layout {
 
     /// The bucket key of a fingerprint.
     pub(crate) fn bucket_key(&self, fp: u128) -> String {
-        let n = (u64::from(self.shard_of(fp)) << self.bucket_bits) | self.bucket_in_shard(fp);
-        self.bucket_key_n(n)
+        self.bucket_key_n(self.bucket_of(fp))
+    }
+
+    /// [`bucket_key`](Layout::bucket_key) written at the end of `out` (no allocation once
+    /// `out` has room).
+    pub(crate) fn write_bucket_key(&self, fp: u128, out: &mut Vec<u8>) {
+        use std::io::Write;
+        let n = self.bucket_of(fp);
+        let shard = n >> self.bucket_bits;
+        let bucket = n & ((1 << self.bucket_bits) - 1);
+        // writing to a Vec cannot fail
+        let _ = write!(out, "{}:{{{shard:03x}}}:{bucket:x}", self.prefix);
+    }
+
+    fn bucket_of(&self, fp: u128) -> u64 {
+        (u64::from(self.shard_of(fp)) << self.bucket_bits) | self.bucket_in_shard(fp)
     }
 
     /// A run's log: per shard on a cluster (so it shares the slot of the buckets it lists),
@@ -127,5 +141,10 @@ mod tests {
         assert_eq!(l.log_key(7, None), "p:{m}:log:7");
         let one = Layout::new("p", 1, 1);
         assert_eq!(one.bucket_key(top), "p:{000}:0");
+        for (layout, fp) in [(&l, top), (&l, 1 << 121), (&l, 12345), (&one, top)] {
+            let mut out = b"x".to_vec();
+            layout.write_bucket_key(fp, &mut out);
+            assert_eq!(out[1..], *layout.bucket_key(fp).as_bytes());
+        }
     }
 }

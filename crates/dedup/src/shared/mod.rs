@@ -1,6 +1,7 @@
 //! [`RedisSet`]: a seen-set on a Redis or Valkey server (or a Redis Cluster) that many
 //! processes and machines share. Its contract, layout and URL: [`RedisSet`].
 
+mod ahead;
 mod conn;
 mod layout;
 mod runs;
@@ -41,6 +42,10 @@ pub(crate) const LOG_ENTRY: usize = 24;
 ///
 /// * **Exactly once while alive.** Across every process that shares the set, each key is
 ///   answered new once: the claim is an atomic `HSETNX` on the server.
+/// * **Claims sent ahead.** On one server, [`SeenSet::submit`] sends a batch's claims and then
+///   reads the answers of the batch submitted before it ([`SeenSet::answer_rest`] reads the
+///   last), so that the server claims while the caller writes. Only answers returned count as
+///   answered: [`SeenSet::sync`] keeps the claims still in flight listed in the log.
 /// * **Delivered before recorded, never lost.** A key answered new is *claimed* by this run
 ///   (other processes are answered seen) and listed in the run's log on the server (every key
 ///   offered is listed before it is claimed, 24 bytes each until the next sync). The caller
@@ -115,6 +120,8 @@ pub struct RedisSet {
     /// The first error: every later call fails with it.
     failed: Option<String>,
     sync_on_next_call: bool,
+    /// Claims sent ahead of their answers (one server, `submit`).
+    ahead: ahead::Ahead,
 }
 
 impl RedisSet {
@@ -222,6 +229,7 @@ impl RedisSet {
             last_reclaim: now,
             failed: None,
             sync_on_next_call: false,
+            ahead: ahead::Ahead::default(),
         };
         set.start_run()?;
         set.reclaim_expired()?;
@@ -336,6 +344,8 @@ impl RedisSet {
         self.unsynced = 0;
         self.single_log = false;
         self.touched.fill(false);
+        // the logs are gone with the buckets; answers held are still handed out
+        self.ahead.log.clear();
         Ok(())
     }
 
@@ -348,6 +358,11 @@ impl RedisSet {
     /// ```
     pub fn finish(mut self) -> Result<()> {
         self.sync()?;
+        if !self.ahead.log.is_empty() {
+            // answers never handed out (`submit` without `answer_rest`): their claims stay
+            // listed, and are given back once the lease expires, as for a run that died
+            return Ok(());
+        }
         let cmds = vec![
             cmd("DEL").arg(self.lease_key()).clone(),
             cmd("SREM")
@@ -370,29 +385,39 @@ impl RedisSet {
         }
     }
 
-    /// Runs commands in one round trip; an error poisons the set (the connection's state is
-    /// unknown).
+    /// Runs commands in one round trip, after reading the answers of the claims sent ahead
+    /// (answers come in the order the commands were sent); an error poisons the set.
     fn call(&mut self, op: &'static str, cmds: Vec<Cmd>) -> Result<Vec<redis::Value>> {
-        self.conn.run(cmds).map_err(|e| {
-            let detail = e.to_string();
-            self.failed = Some(format!("{op}: {detail}"));
-            DedupError::Remote {
-                store: self.url.shown.clone(),
-                op,
-                detail,
-            }
-        })
+        self.land(usize::MAX)?;
+        self.conn.run(cmds).map_err(|e| self.remote_error(op, e))
+    }
+
+    /// A failed command poisons the set (the connection's state is unknown).
+    fn remote_error(&mut self, op: &'static str, e: redis::RedisError) -> DedupError {
+        let detail = e.to_string();
+        self.failed = Some(format!("{op}: {detail}"));
+        DedupError::Remote {
+            store: self.url.shown.clone(),
+            op,
+            detail,
+        }
     }
 
     fn lease_key(&self) -> String {
         self.layout.meta_key(&format!("lease:{}", self.run))
     }
 
-    /// The commands that record the unsynced claims (delete the logs).
+    /// The commands that record the unsynced claims: delete the logs, or on one server, where
+    /// claims were sent ahead of their answers, replace the log with the entries of the keys
+    /// whose answers were not handed out yet (they stay unrecorded).
     fn sync_cmds(&self) -> Vec<Cmd> {
         let mut cmds = Vec::new();
         if self.single_log {
-            cmds.push(cmd("DEL").arg(self.layout.log_key(self.run, None)).clone());
+            let log = self.layout.log_key(self.run, None);
+            cmds.push(match self.ahead.log.is_empty() {
+                true => cmd("DEL").arg(log).clone(),
+                false => cmd("SET").arg(log).arg(&self.ahead.log[..]).clone(),
+            });
         }
         for (s, _) in self.touched.iter().enumerate().filter(|(_, t)| **t) {
             cmds.push(
@@ -408,7 +433,7 @@ impl RedisSet {
     fn synced(&mut self) {
         self.claim += 1;
         self.unsynced = 0;
-        self.single_log = false;
+        self.single_log = !self.ahead.log.is_empty();
         self.touched.fill(false);
     }
 
@@ -530,7 +555,7 @@ impl SeenSet for RedisSet {
     }
 
     fn memory_bytes(&self) -> usize {
-        std::mem::size_of::<Self>() + self.touched.capacity()
+        std::mem::size_of::<Self>() + self.touched.capacity() + self.ahead.capacity()
     }
 
     fn sync(&mut self) -> Result<()> {
@@ -554,6 +579,31 @@ impl SeenSet for RedisSet {
 
     fn unsynced(&self) -> u64 {
         self.unsynced
+    }
+
+    /// On one server, sends the claims and reads the answers of the batch submitted before
+    /// (so the server claims while the caller writes); a sync records only the answers
+    /// returned. On a cluster, or with [`sync_on_next_call`](RedisSet::sync_on_next_call),
+    /// answers at once.
+    fn submit(
+        &mut self,
+        fps: &[Fingerprint],
+        held: usize,
+        answers: &mut std::collections::VecDeque<bool>,
+    ) -> Result<()> {
+        let _ = held;
+        if self.sends_ahead() {
+            return self.submit_ahead(fps, answers);
+        }
+        let mut new = Vec::with_capacity(fps.len());
+        self.insert_batch(fps, &mut new)?;
+        self.answer_rest_ahead(answers)?;
+        answers.extend(new);
+        Ok(())
+    }
+
+    fn answer_rest(&mut self, answers: &mut std::collections::VecDeque<bool>) -> Result<()> {
+        self.answer_rest_ahead(answers)
     }
 }
 
