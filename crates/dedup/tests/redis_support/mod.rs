@@ -142,19 +142,37 @@ impl Server {
             .collect()
     }
 
-    /// Every fingerprint in the buckets of set `prefix`, read with `redis-cli HKEYS`.
+    /// Every fingerprint in the buckets of set `prefix`, read with `redis-cli HKEYS` (one
+    /// redis-cli for all the buckets: a command a line on its standard input).
     pub fn fingerprints(&self, prefix: &str) -> HashSet<u128> {
+        use std::io::Write;
+        let buckets: Vec<String> = self
+            .keys(&format!("{prefix}:{{*}}:*"))
+            .into_iter()
+            .filter(|k| !k.contains(":log:") && !k.contains(":{m}:"))
+            .collect();
+        let mut cli = Command::new(tool("redis-cli"))
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "--no-raw"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run redis-cli");
+        let mut stdin = cli.stdin.take().expect("stdin");
+        let commands: String = buckets.iter().map(|k| format!("HKEYS {k}\n")).collect();
+        // written beside the reading of its answers (a pipe holds only so much)
+        let writer = std::thread::spawn(move || stdin.write_all(commands.as_bytes()));
+        let out = cli.wait_with_output().expect("redis-cli");
+        writer.join().expect("writer").expect("write to redis-cli");
         let mut all = HashSet::new();
-        for key in self.keys(&format!("{prefix}:{{*}}:*")) {
-            if key.contains(":log:") || key.contains(":{m}:") {
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            if line.starts_with("(empty") {
                 continue;
             }
-            for line in self.cli(&["--no-raw", "HKEYS", &key]).lines() {
-                let quoted = line.split_once(") ").map_or(line, |(_, q)| q);
-                let raw = unquote(quoted);
-                assert_eq!(raw.len(), 16, "a member of {key} is not 16 bytes: {line}");
-                all.insert(u128::from_be_bytes(raw.try_into().unwrap()));
-            }
+            let quoted = line.split_once(") ").map_or(line, |(_, q)| q);
+            let raw = unquote(quoted);
+            assert_eq!(raw.len(), 16, "a bucket member is not 16 bytes: {line}");
+            all.insert(u128::from_be_bytes(raw.try_into().unwrap()));
         }
         all
     }
