@@ -10,5 +10,6 @@ mod redis_support;
 
 mod crash;
 mod equivalence;
+#[cfg(feature = "redis")]
 mod redis;
 mod redis_tls;

@@ -16,10 +16,8 @@ use super::{CHUNK, LOG_ENTRY, RedisSet};
 use crate::{Fingerprint, Result};
 use std::collections::VecDeque;
 
-/// A batch sent whose answers were not read yet: its answers in all, and how many of them (the
-/// last) are claims.
+/// A batch sent whose answers were not read yet: the log's `APPEND`, then this many claims.
 struct Flight {
-    answers: usize,
     claims: usize,
 }
 
@@ -34,7 +32,7 @@ pub(super) struct Ahead {
     pub(super) log: Vec<u8>,
     /// The batch being encoded, and a bucket key (both reused).
     packed: Vec<u8>,
-    key: Vec<u8>,
+    key: String,
 }
 
 impl Ahead {
@@ -47,44 +45,17 @@ impl Ahead {
 /// `*N\r\n`: a command of `n` arguments.
 fn array(out: &mut Vec<u8>, n: usize) {
     out.push(b'*');
-    out.extend_from_slice(itoa_buf(n as u64).as_bytes());
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
     out.extend_from_slice(b"\r\n");
 }
 
 /// `$LEN\r\nBYTES\r\n`: one argument.
 fn bulk(out: &mut Vec<u8>, b: &[u8]) {
     out.push(b'$');
-    out.extend_from_slice(itoa_buf(b.len() as u64).as_bytes());
+    out.extend_from_slice(itoa::Buffer::new().format(b.len()).as_bytes());
     out.extend_from_slice(b"\r\n");
     out.extend_from_slice(b);
     out.extend_from_slice(b"\r\n");
-}
-
-/// A number in decimal, in a small stack buffer.
-fn itoa_buf(mut n: u64) -> Digits {
-    let mut d = Digits {
-        buf: [0; 20],
-        start: 20,
-    };
-    loop {
-        d.start -= 1;
-        d.buf[d.start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return d;
-        }
-    }
-}
-
-struct Digits {
-    buf: [u8; 20],
-    start: usize,
-}
-
-impl Digits {
-    fn as_bytes(&self) -> &[u8] {
-        &self.buf[self.start..]
-    }
 }
 
 impl RedisSet {
@@ -140,13 +111,14 @@ impl RedisSet {
         bulk(p, b"APPEND");
         bulk(p, log_key.as_bytes());
         bulk(p, &ahead.log[start..]);
-        let token = itoa_buf(claim);
+        let mut digits = itoa::Buffer::new();
+        let token = digits.format(claim);
         for fp in fps {
             array(p, 4);
             bulk(p, b"HSETNX");
             ahead.key.clear();
             layout.write_bucket_key(fp.0, &mut ahead.key);
-            bulk(p, &ahead.key);
+            bulk(p, ahead.key.as_bytes());
             bulk(p, &fp.0.to_be_bytes());
             bulk(p, token.as_bytes());
         }
@@ -154,10 +126,7 @@ impl RedisSet {
         if let Err(e) = self.conn.send(&self.ahead.packed) {
             return Err(self.remote_error("insert", e));
         }
-        self.ahead.flights.push_back(Flight {
-            answers: 1 + fps.len(),
-            claims: fps.len(),
-        });
+        self.ahead.flights.push_back(Flight { claims: fps.len() });
         Ok(())
     }
 
@@ -169,11 +138,11 @@ impl RedisSet {
             let Some(f) = self.ahead.flights.pop_front() else {
                 break;
             };
-            let got = match self.conn.recv(f.answers) {
+            let got = match self.conn.recv(1 + f.claims) {
                 Ok(v) => v,
                 Err(e) => return Err(self.remote_error("insert", e)),
             };
-            let claims = got.get(f.answers - f.claims..).unwrap_or_default();
+            let claims = got.get(1..).unwrap_or_default();
             self.ahead.early.extend(claims.iter().map(|a| int(a) == 1));
         }
         Ok(())
@@ -208,8 +177,5 @@ mod tests {
             .arg(&[0u8, 13, 10, 255][..])
             .arg(1024u64);
         assert_eq!(p, c.get_packed_command());
-        for n in [0u64, 9, 10, 12345, u64::MAX] {
-            assert_eq!(itoa_buf(n).as_bytes(), n.to_string().as_bytes());
-        }
     }
 }
