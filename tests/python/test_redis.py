@@ -134,6 +134,18 @@ def test_a_killed_process_loses_no_returned_key(server):
         assert seen.add_many(["a", "b", "c", "d"]) == [False, False, True, True]
 
 
+def test_a_process_idle_longer_than_its_lease_keeps_its_claims(server):
+    # a crawl waiting on slow pages: its process renews the lease between calls
+    url = server.url("prefix=py5&lease=1s")
+    idle = linksieve.SeenSet("redis", url=url, namespace="t", commit="every")
+    assert idle.add("a") and idle.add("b")  # "b": returned, not yet recorded
+    time.sleep(1.6)
+    with linksieve.SeenSet("redis", url=url, namespace="t") as other:
+        assert other.add_many(["a", "b", "c"]) == [False, False, True]
+    assert idle.add("d")
+    idle.close()
+
+
 def test_a_dead_server_is_a_store_error(server):
     seen = linksieve.SeenSet("redis", url=server.url("prefix=py4&timeout=1s"), namespace="t")
     assert seen.add("x")

@@ -8,7 +8,7 @@ use crate::common;
 
 use common::tempdir;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -593,5 +593,48 @@ fn a_shared_redis_set_loses_no_key() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(4), "{err}");
     assert!(!err.contains("panicked"), "{err}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+/// A consumer that pauses longer than the run's lease (`| less` left open) and then reads on:
+/// the run keeps its lease (its process renews it between calls), so another run that opens
+/// the same set during the pause is answered seen for the paused run's keys, and the paused
+/// run ends with exit 0. Before, the lease expired with the pause: the other run wrote the
+/// paused run's keys again and the paused run failed (exit 4).
+#[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
+fn a_paused_consumer_keeps_the_runs_lease() {
+    let dir = tempdir("redis-paused");
+    let input = dir.join("in.txt");
+    many_links(&input, 40_000);
+    let all = keys_by_scan_and_normalize(&input);
+    let server = redis_support::Server::start();
+    let url = server.url("prefix=paused&lease=1s&expect=100000");
+    let input = input.to_str().expect("p");
+    let mut child = bin()
+        .args(["run", "-q", "--seen", &url, input])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut reader = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut paused = Vec::new();
+    for _ in 0..100 {
+        reader.read_until(b'\n', &mut paused).expect("read");
+    }
+    std::thread::sleep(Duration::from_millis(1600)); // over the lease without a call
+    let mut outputs = Vec::new();
+    rerun(&["run", "-q", "--seen", &url, input], &mut outputs);
+    std::thread::sleep(Duration::from_millis(1000));
+    reader.read_to_end(&mut paused).expect("read");
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    outputs.push(paused);
+    assert_eq!(
+        check_union(&all, &outputs, "a paused consumer"),
+        0,
+        "a key written twice"
+    );
     std::fs::remove_dir_all(dir).ok();
 }

@@ -91,12 +91,15 @@ pub enum DedupError {
         /// The client's or the server's error.
         detail: String,
     },
-    /// This run's lease on a shared seen-set expired (the process stalled longer than the
-    /// lease): another process may have reclaimed the keys it answered new and not synced, so
-    /// they may be answered new again elsewhere. The run must stop.
+    /// This run's lease on a shared seen-set was lost: its process was stopped (`SIGSTOP`, a
+    /// frozen machine) or cut off from the server for longer than the lease, or another
+    /// process took over its name (`run=`). Another process may have given back the keys it
+    /// answered new and did not sync, so they may be answered new again elsewhere. The run
+    /// must stop.
     #[error(
-        "seen-set server {store}: the lease of run {run} expired (a stall longer than the \
-         lease); its unsynced keys were given back: stop this run"
+        "seen-set server {store}: run {run} lost its lease (its process stopped or cut off \
+         from the server for longer than the lease, or its name taken over); its unsynced \
+         keys may have been given back: stop this run"
     )]
     LeaseLost {
         /// The server's URL, without its password.

@@ -1,7 +1,7 @@
 //! `RedisSet` against real redis-server processes (tests/redis_support): answers against a
 //! `HashSet` and against what `redis-cli HKEYS` finds on the server, a 3-node cluster, four
-//! processes at once, a process killed before `sync`, a server killed and restarted, a stalled
-//! server, a wrong identity.
+//! processes at once, a process killed before `sync`, a run idle longer than its lease, a
+//! server killed and restarted, a stalled server, a wrong identity.
 #![cfg(unix)]
 
 use crate::redis_support;
@@ -355,9 +355,39 @@ fn a_process_killed_before_sync_loses_nothing() {
     // a second process under the same name takes over: the first one's lease is lost
     let mut second = RedisSet::open(&named, ID).unwrap();
     second.insert_batch(&fps[..10], &mut new).unwrap();
-    std::thread::sleep(Duration::from_millis(5100)); // a quarter of the lease: renewal due
+    std::thread::sleep(Duration::from_millis(5100)); // its keeper's next renewal finds it
     let e = again.insert_batch(&fps[..10], &mut new).err().unwrap();
     assert!(matches!(e, DedupError::LeaseLost { .. }), "{e}");
+}
+
+/// A run that makes no call for longer than its lease (a consumer paused, a crawl waiting on
+/// slow pages) keeps its lease while its process lives: another process that opens the set
+/// meanwhile (and gives back what expired) is answered seen for its claims, and its next calls
+/// work. Its process killed, the same claims come back once the lease expired (the tests above).
+#[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
+fn a_run_idle_longer_than_its_lease_keeps_its_claims() {
+    let server = Server::start();
+    let url = server.url("prefix=t10&lease=1s");
+    let (fps, more) = (distinct(12, 500), distinct(13, 20));
+    let mut new = Vec::new();
+    let mut idle = RedisSet::open(&url, ID).unwrap();
+    idle.insert_batch(&fps, &mut new).unwrap();
+    assert!(new.iter().all(|n| *n));
+    std::thread::sleep(Duration::from_millis(2600)); // over two leases without a call
+    let mut other = RedisSet::open(&url, ID).unwrap();
+    other.insert_batch(&fps, &mut new).unwrap();
+    assert!(
+        new.iter().all(|n| !n),
+        "a live run's claims were given back"
+    );
+    idle.insert_batch(&more, &mut new).unwrap();
+    assert!(new.iter().all(|n| *n));
+    idle.sync().unwrap();
+    idle.finish().unwrap();
+    other.finish().unwrap();
+    let oracle: HashSet<u128> = fps.iter().chain(&more).map(|f| f.0).collect();
+    same(&server.fingerprints("t10"), &oracle, "on the server");
 }
 
 #[test]

@@ -3,6 +3,7 @@
 
 mod ahead;
 mod conn;
+mod keeper;
 mod layout;
 mod runs;
 mod url;
@@ -51,7 +52,8 @@ pub(crate) const LOG_ENTRY: usize = 24;
 ///   offered is listed before it is claimed, 24 bytes each until the next sync). The caller
 ///   delivers it, then calls [`SeenSet::sync`], which deletes the log: the claim is then
 ///   permanent. A run that dies before `sync` (killed, lost its machine, stopped on an error)
-///   keeps its claims until its *lease* expires (`lease=`, default 30 s, renewed by every call);
+///   keeps its claims until its *lease* expires (`lease=`, default 30 s, renewed every quarter
+///   of it by a thread of the process);
 ///   the next process that opens the set, or syncs, after that removes them, so the next offer
 ///   of those keys, by any process, is answered new. At least once, never lost: what a crash
 ///   costs is the keys claimed since the last sync, answered new again. An offer of such a key
@@ -62,8 +64,11 @@ pub(crate) const LOG_ENTRY: usize = 24;
 ///   opens, lease or not: it gives back that incarnation's unsynced claims, and the
 ///   incarnation, if it is in fact still alive, fails with [`DedupError::LeaseLost`] at its
 ///   next renewal.
-/// * **A stall longer than the lease** ends the run: its next call fails with
-///   [`DedupError::LeaseLost`] before it claims anything (its claims may have been given back).
+/// * **The lease lives as long as the process.** A run that makes no call for longer than its
+///   lease (a consumer paused, a crawl waiting on slow pages) keeps it. A process stopped
+///   (`SIGSTOP`, a frozen machine) or cut off from the server for longer than its lease loses
+///   it: its next call fails with [`DedupError::LeaseLost`] before it claims anything (its
+///   claims may have been given back).
 /// * **Failures are errors, never wrong answers.** A server that cannot be reached, times out
 ///   (`connect_timeout=`, default 5 s; `timeout=`, default 10 s), restarts or dies mid-run gives
 ///   [`DedupError::Remote`]; no command is retried (a retried claim would be answered seen by
@@ -122,6 +127,8 @@ pub struct RedisSet {
     sync_on_next_call: bool,
     /// Claims sent ahead of their answers (one server, `submit`).
     ahead: ahead::Ahead,
+    /// Renews the lease between calls.
+    keeper: Option<keeper::Keeper>,
 }
 
 impl RedisSet {
@@ -230,8 +237,11 @@ impl RedisSet {
             failed: None,
             sync_on_next_call: false,
             ahead: ahead::Ahead::default(),
+            keeper: None,
         };
         set.start_run()?;
+        let keeper = keeper::Keeper::start(&set.url, set.renew_cmds());
+        set.keeper = Some(keeper.map_err(|e| set.remote_error("open", e))?);
         set.reclaim_expired()?;
         Ok(set)
     }
@@ -362,6 +372,9 @@ impl RedisSet {
             // answers never handed out (`submit` without `answer_rest`): their claims stay
             // listed, and are given back once the lease expires, as for a run that died
             return Ok(());
+        }
+        if let Some(k) = self.keeper.as_mut() {
+            k.stop(); // nothing renews or registers the run after this
         }
         let cmds = vec![
             cmd("DEL").arg(self.lease_key()).clone(),

@@ -114,9 +114,19 @@ impl RedisSet {
         Ok(())
     }
 
-    /// Renews the lease when a quarter of it has passed; a lost lease is an error.
+    /// Renews the lease when a quarter of it has passed and the keeper did not; a lost lease
+    /// (found here or by the keeper) is an error.
     pub(super) fn renew_if_due(&mut self) -> Result<()> {
-        if self.last_renew.elapsed() < self.url.lease / 4 {
+        let due = self.url.lease / 4;
+        if let Some(k) = &self.keeper {
+            if k.lost() {
+                return Err(self.lease_lost());
+            }
+            if k.renewed_within(due) {
+                return Ok(());
+            }
+        }
+        if self.last_renew.elapsed() < due {
             return Ok(());
         }
         let answers = self.call("renew lease", self.renew_cmds())?;
