@@ -146,6 +146,15 @@ def test_a_process_idle_longer_than_its_lease_keeps_its_claims(server):
     idle.close()
 
 
+def test_a_server_that_closes_idle_clients(server):
+    # `timeout 1`: the set's connection is closed while the crawl waits, and opened again
+    assert server.cli("CONFIG", "SET", "timeout", "1").strip() == "OK"
+    with linksieve.SeenSet("redis", url=server.url("prefix=py6"), namespace="t") as seen:
+        assert seen.add("a")
+        time.sleep(2.6)
+        assert seen.add_many(["a", "b"]) == [False, True]
+
+
 def test_a_dead_server_is_a_store_error(server):
     seen = linksieve.SeenSet("redis", url=server.url("prefix=py4&timeout=1s"), namespace="t")
     assert seen.add("x")

@@ -1,7 +1,7 @@
 //! `RedisSet` against real redis-server processes (tests/redis_support): answers against a
 //! `HashSet` and against what `redis-cli HKEYS` finds on the server, a 3-node cluster, four
 //! processes at once, a process killed before `sync`, a run idle longer than its lease, a
-//! server killed and restarted, a stalled server, a wrong identity.
+//! server that closes idle connections, a server killed and restarted, a stalled server, a wrong identity.
 #![cfg(unix)]
 
 use crate::redis_support;
@@ -172,6 +172,13 @@ fn a_cluster_spreads_the_set_and_answers_the_same() {
     let mut later = RedisSet::open(&cluster.url("prefix=t3&lease=1s"), ID).unwrap();
     later.insert_batch(&fresh, &mut new).unwrap();
     assert!(new.iter().all(|n| !n), "a live lease keeps the claims");
+    // nodes that close idle clients: every node's connection is checked after a pause
+    for node in &cluster.nodes {
+        assert_eq!(node.cli(&["CONFIG", "SET", "timeout", "1"]).trim(), "OK");
+    }
+    std::thread::sleep(Duration::from_millis(2600));
+    later.insert_batch(&distinct(34, 300), &mut new).unwrap();
+    assert!(new.iter().all(|n| *n));
     set.finish().unwrap();
     later.finish().unwrap();
 }
@@ -388,6 +395,47 @@ fn a_run_idle_longer_than_its_lease_keeps_its_claims() {
     other.finish().unwrap();
     let oracle: HashSet<u128> = fps.iter().chain(&more).map(|f| f.0).collect();
     same(&server.fingerprints("t10"), &oracle, "on the server");
+}
+
+/// A server that closes idle clients (`timeout 1`, as many deployments set): a run idle for
+/// longer opens its connection again before its next command (a claim, a submitted batch, a
+/// count, the sync and the finish) and loses nothing; a server restarted without persistence
+/// while the run was idle has lost the set and the lease: the next call is an error.
+#[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
+fn a_connection_the_server_closed_while_idle_is_opened_again() {
+    use std::collections::VecDeque;
+    let mut server = Server::start_with(&["--save", "", "--appendonly", "no", "--timeout", "1"]);
+    let url = server.url("prefix=t11&lease=8s");
+    let (a, b, c) = (distinct(14, 300), distinct(15, 300), distinct(16, 5000));
+    let idle = || std::thread::sleep(Duration::from_millis(2600));
+    let mut set = RedisSet::open(&url, ID).unwrap();
+    let mut new = Vec::new();
+    set.insert_batch(&a, &mut new).unwrap();
+    idle();
+    set.insert_batch(&b, &mut new).unwrap();
+    assert!(new.iter().all(|n| *n));
+    set.sync().unwrap();
+    idle();
+    let mut got = VecDeque::new();
+    set.submit(&c, 0, &mut got).unwrap();
+    idle();
+    set.answer_rest(&mut got).unwrap();
+    assert!(got.len() == c.len() && got.iter().all(|n| *n));
+    idle();
+    assert_eq!(set.count().unwrap(), 5600);
+    idle();
+    set.finish().unwrap();
+    let oracle: HashSet<u128> = a.iter().chain(&b).chain(&c).map(|f| f.0).collect();
+    same(&server.fingerprints("t11"), &oracle, "on the server");
+    let mut set = RedisSet::open(&url, ID).unwrap();
+    set.insert_batch(&a, &mut new).unwrap();
+    assert!(new.iter().all(|n| !n));
+    server.restart();
+    idle();
+    let e = set.insert_batch(&b, &mut new).err();
+    let e = e.expect("a server restarted without persistence is an error");
+    assert!(matches!(e, DedupError::LeaseLost { .. }), "{e}");
 }
 
 #[test]

@@ -76,6 +76,7 @@ impl RedisSet {
     ) -> Result<()> {
         self.check()?;
         self.renew_if_due()?;
+        self.revive_if_idle()?;
         let before = self.ahead.flights.len();
         for chunk in fps.chunks(CHUNK) {
             self.send_claims(chunk)?;

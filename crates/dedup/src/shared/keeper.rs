@@ -35,7 +35,8 @@ struct Told {
 
 impl Keeper {
     /// Connects, then renews every `lease / 4` with `renew` (its first answer 1 while the lease
-    /// is this process's, 0 once lost). A failed renewal is tried again next time on a new
+    /// is this process's, 0 once lost), on a connection checked first as the set's are
+    /// ([`Conn::revive_if_idle`]). A failed renewal is tried again at the next tick on a new
     /// connection (a renewal can be repeated; a claim cannot, and the keeper sends none).
     pub(super) fn start(url: &SetUrl, renew: Vec<Cmd>) -> RedisResult<Keeper> {
         let mut conn = Some(Conn::connect(url)?);
@@ -59,7 +60,8 @@ impl Keeper {
                     };
                     // the lease runs from the renewal's sending, at the latest
                     let sent = t.start.elapsed().as_millis() as u64;
-                    match c.run(renew.clone()) {
+                    // a connection the server closed while idle is opened again first
+                    match c.revive_if_idle().and_then(|_| c.run(renew.clone())) {
                         Ok(a) if a.first().map(int) == Some(1) => {
                             t.renewed_ms.store(sent, Ordering::Release);
                         }

@@ -73,6 +73,9 @@ pub(crate) const LOG_ENTRY: usize = 24;
 ///   (`connect_timeout=`, default 5 s; `timeout=`, default 10 s), restarts or dies mid-run gives
 ///   [`DedupError::Remote`]; no command is retried (a retried claim would be answered seen by
 ///   itself), and every later call of this set fails the same way. The CLI exits with status 4.
+///   A connection the server closed while idle (its `timeout` setting) is checked and opened
+///   again before the next command; the lease must still be there (a server restarted without
+///   persistence meanwhile: [`DedupError::LeaseLost`]).
 /// * **As durable as the server.** A synced key is as safe as the server's persistence
 ///   (`appendonly yes` with `appendfsync always` loses nothing, `everysec` up to a second).
 ///
@@ -402,7 +405,32 @@ impl RedisSet {
     /// (answers come in the order the commands were sent); an error poisons the set.
     fn call(&mut self, op: &'static str, cmds: Vec<Cmd>) -> Result<Vec<redis::Value>> {
         self.land(usize::MAX)?;
+        self.revive_if_idle()?;
         self.conn.run(cmds).map_err(|e| self.remote_error(op, e))
+    }
+
+    /// A connection idle for a while may have been closed by the server (its `timeout`
+    /// setting): once the answers in flight are read, [`Conn::revive_if_idle`] opens it
+    /// again, and then the lease must still be this run's (a server restarted without
+    /// persistence lost it, and the set's contents with it: [`DedupError::LeaseLost`]).
+    fn revive_if_idle(&mut self) -> Result<()> {
+        if !self.conn.idle() {
+            return Ok(());
+        }
+        self.land(usize::MAX)?;
+        match self.conn.revive_if_idle() {
+            Ok(false) => Ok(()),
+            Ok(true) => {
+                let answers = self.conn.run(self.renew_cmds());
+                let answers = answers.map_err(|e| self.remote_error("renew lease", e))?;
+                if answers.first().map(int) != Some(1) {
+                    return Err(self.lease_lost());
+                }
+                self.last_renew = Instant::now();
+                Ok(())
+            }
+            Err(e) => Err(self.remote_error("reconnect", e)),
+        }
     }
 
     /// A failed command poisons the set (the connection's state is unknown).
