@@ -1,7 +1,7 @@
 //! `RedisSet` against real redis-server processes (tests/redis_support): answers against a
 //! `HashSet` and against what `redis-cli HKEYS` finds on the server, a 3-node cluster, four
 //! processes at once, a process killed before `sync`, a run idle longer than its lease, a
-//! server that closes idle connections, a server killed and restarted, a stalled server, a wrong identity.
+//! server that closes idle connections, a set past its layout, a server killed and restarted, a stalled server, a wrong identity.
 #![cfg(unix)]
 
 use crate::redis_support;
@@ -436,6 +436,42 @@ fn a_connection_the_server_closed_while_idle_is_opened_again() {
     let e = set.insert_batch(&b, &mut new).err();
     let e = e.expect("a server restarted without persistence is an error");
     assert!(matches!(e, DedupError::LeaseLost { .. }), "{e}");
+}
+
+/// A set filled past its layout (buckets past Redis's listpack limit, here the 128 of the
+/// shipped `redis.conf`) says so in its report, as the server's own encodings show; within it,
+/// it does not.
+#[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
+fn a_set_past_its_layout_says_so() {
+    let server = Server::start();
+    let limit = ["CONFIG", "SET", "hash-max-listpack-entries", "128"];
+    assert_eq!(server.cli(&limit).trim(), "OK");
+    let url = server.url("prefix=t13&expect=6000"); // 64 buckets
+    let fps = distinct(17, 16_000);
+    let mut new = Vec::new();
+    let mut set = RedisSet::open(&url, ID).unwrap();
+    set.insert_batch(&fps[..3000], &mut new).unwrap(); // about 47 a bucket
+    set.finish().unwrap();
+    let mut set = RedisSet::open(&url, ID).unwrap();
+    assert_eq!(set.report().warning, None);
+    set.insert_batch(&fps[3000..], &mut new).unwrap(); // about 250 a bucket
+    set.finish().unwrap();
+    let encodings: Vec<String> = server
+        .keys("t13:{*}:*")
+        .iter()
+        .filter(|k| !k.contains(":log:") && !k.contains(":{m}:"))
+        .map(|k| server.cli(&["OBJECT", "ENCODING", k]).trim().to_owned())
+        .collect();
+    assert_eq!(encodings.len(), 64);
+    assert!(encodings.iter().all(|e| e == "hashtable"), "{encodings:?}");
+    let set = RedisSet::open(&url, ID).unwrap();
+    let warning = set.report().warning.expect("a warning");
+    assert!(
+        warning.contains("32 of 32 sampled buckets are hash tables"),
+        "{warning}"
+    );
+    set.finish().unwrap();
 }
 
 #[test]

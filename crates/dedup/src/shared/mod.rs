@@ -3,6 +3,7 @@
 
 mod ahead;
 mod conn;
+mod fill;
 mod keeper;
 mod layout;
 mod runs;
@@ -84,9 +85,13 @@ pub(crate) const LOG_ENTRY: usize = 24;
 /// Fingerprints (16 bytes, big-endian) are fields of small hashes that Redis keeps as
 /// listpacks, the value a small integer: about 25 bytes of server memory a key at the
 /// expected number of keys (`expect=`, default 1e7, fixed when the set is made), against about
-/// 88 for scrapy-redis's set of 40-hex SHA-1 strings. Past about 1.3x `expect` the buckets outgrow
-/// Redis's `hash-max-listpack-entries` (128) and each becomes a hash table (about 70 bytes a
-/// key): size `expect` for the crawl, or raise that server setting.
+/// 88 for scrapy-redis's set of 40-hex SHA-1 strings. Once buckets hold about 110 keys on
+/// average (1.15x to 2.3x `expect`, as the power-of-two bucket count falls; 1.44x for the
+/// default) a growing share of them outgrow Redis's `hash-max-listpack-entries` (128 in the
+/// shipped `redis.conf`) and become hash tables: 44 bytes a key measured at about 122 keys a
+/// bucket, 85 at about 244. [`SeenSet::report`] warns when sampled buckets are hash tables
+/// (at open, and once a lease period at a sync): size `expect` for the crawl, or raise that
+/// server setting.
 ///
 /// # Identity
 ///
@@ -132,6 +137,8 @@ pub struct RedisSet {
     ahead: ahead::Ahead,
     /// Renews the lease between calls.
     keeper: Option<keeper::Keeper>,
+    /// Hash tables among the buckets last sampled, and the number sampled ([`fill`]).
+    outgrown: Option<(usize, usize)>,
 }
 
 impl RedisSet {
@@ -241,11 +248,13 @@ impl RedisSet {
             sync_on_next_call: false,
             ahead: ahead::Ahead::default(),
             keeper: None,
+            outgrown: None,
         };
         set.start_run()?;
         let keeper = keeper::Keeper::start(&set.url, set.renew_cmds());
         set.keeper = Some(keeper.map_err(|e| set.remote_error("open", e))?);
         set.reclaim_expired()?;
+        set.sample_fill()?;
         Ok(set)
     }
 
@@ -599,6 +608,15 @@ impl SeenSet for RedisSet {
         std::mem::size_of::<Self>() + self.touched.capacity() + self.ahead.capacity()
     }
 
+    /// A warning when sampled buckets (at open, and once a lease period at a sync) have
+    /// outgrown Redis's listpack limit.
+    fn report(&self) -> crate::SetReport {
+        crate::SetReport {
+            warning: self.fill_warning(),
+            ..crate::SetReport::default()
+        }
+    }
+
     fn sync(&mut self) -> Result<()> {
         self.check()?;
         if self.unsynced > 0 || self.single_log || self.touched.iter().any(|t| *t) {
@@ -614,6 +632,7 @@ impl SeenSet for RedisSet {
         }
         if self.last_reclaim.elapsed() >= self.url.lease {
             self.reclaim_expired()?;
+            self.sample_fill()?;
         }
         Ok(())
     }
