@@ -155,6 +155,28 @@ def test_a_server_that_closes_idle_clients(server):
         assert seen.add_many(["a", "b"]) == [False, True]
 
 
+def test_a_server_that_evicts_keys_is_a_warning(server, caplog):
+    from scrapy import Spider
+    from scrapy.utils.test import get_crawler
+
+    from linksieve.scrapy import DupeFilter
+
+    with linksieve.SeenSet("redis", url=server.url("prefix=py7"), namespace="t") as seen:
+        assert seen.warning is None
+    assert server.cli("CONFIG", "SET", "maxmemory-policy", "allkeys-lru").strip() == "OK"
+    with linksieve.SeenSet("redis", url=server.url("prefix=py7"), namespace="t") as seen:
+        assert "maxmemory-policy allkeys-lru" in seen.warning
+
+    class S(Spider):
+        name = "evicts"
+
+    crawler = get_crawler(S, {"LINKSIEVE_REDIS_URL": server.url("")})
+    with caplog.at_level("WARNING", logger="linksieve.scrapy"):
+        DupeFilter.from_crawler(crawler).close("finished")
+    said = [r.getMessage() for r in caplog.records if "allkeys-lru" in r.getMessage()]
+    assert len(said) == 2, said  # at open and at close
+
+
 def test_a_dead_server_is_a_store_error(server):
     seen = linksieve.SeenSet("redis", url=server.url("prefix=py4&timeout=1s"), namespace="t")
     assert seen.add("x")

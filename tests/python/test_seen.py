@@ -68,6 +68,10 @@ def test_approx_never_forgets_and_rarely_drops():
     dropped = sum(1 for g, w in zip(got, want) if w and not g)
     assert dropped <= 0.02 * new, (dropped, new)
     assert all(k in s for k in ks[:1000])
+    assert s.warning is None
+    s.add_many(keys(300_000, seed=4))  # past its expected count: it grows, and says so
+    assert "grew past its expected count" in s.warning
+    assert linksieve.SeenSet().warning is None
 
 
 def test_memory_per_key_is_a_fraction_of_a_python_set_of_sha1(kasztp):

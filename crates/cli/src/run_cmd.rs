@@ -482,6 +482,8 @@ impl End<'_> {
                 "  elapsed: {elapsed:.3} s, {:.1} MB/s (bytes read)",
                 rate / 1e6
             );
+        } else if let Some(w) = stats.warning() {
+            eprintln!("linksieve: warning: {w}");
         }
         Ok(if stats.was_interrupted() {
             ExitCode::from(130)

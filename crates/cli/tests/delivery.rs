@@ -641,3 +641,34 @@ fn a_paused_consumer_keeps_the_runs_lease() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A seen-set server that may evict the set's keys is a warning on stderr, under `-q` too
+/// (where no summary is printed); the keys are still written.
+#[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
+fn a_server_that_evicts_keys_is_a_warning_under_q() {
+    let dir = tempdir("redis-evicts");
+    let input = dir.join("in.txt");
+    many_links(&input, 1_000);
+    let server = redis_support::Server::start_with(&[
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--maxmemory-policy",
+        "allkeys-lru",
+    ]);
+    let url = server.url("prefix=evicts");
+    let out = bin()
+        .args(["run", "-q", "--seen", &url, input.to_str().expect("p")])
+        .output()
+        .expect("run");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.starts_with("linksieve: warning: the shared set") && err.contains("allkeys-lru"),
+        "{err}"
+    );
+    assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 1_000);
+    std::fs::remove_dir_all(dir).ok();
+}

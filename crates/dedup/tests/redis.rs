@@ -1,7 +1,8 @@
 //! `RedisSet` against real redis-server processes (tests/redis_support): answers against a
 //! `HashSet` and against what `redis-cli HKEYS` finds on the server, a 3-node cluster, four
 //! processes at once, a process killed before `sync`, a run idle longer than its lease, a
-//! server that closes idle connections, a set past its layout, a server killed and restarted, a stalled server, a wrong identity.
+//! server that closes idle connections, a set past its layout, a server that evicts keys, a
+//! server killed and restarted, a stalled server, a wrong identity.
 #![cfg(unix)]
 
 use crate::redis_support;
@@ -472,6 +473,32 @@ fn a_set_past_its_layout_says_so() {
         "{warning}"
     );
     set.finish().unwrap();
+}
+
+/// A server that may evict the set's keys (`maxmemory-policy allkeys-*`) is named in the
+/// set's report; `volatile-*` (only keys with a time to live: the leases) is not.
+#[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
+fn a_server_that_evicts_keys_is_said() {
+    for (policy, said) in [("allkeys-lru", true), ("volatile-lru", false)] {
+        let server = Server::start_with(&[
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--maxmemory",
+            "100mb",
+            "--maxmemory-policy",
+            policy,
+        ]);
+        let set = RedisSet::open(&server.url("prefix=t14"), ID).unwrap();
+        let warning = set.report().warning;
+        assert_eq!(warning.is_some(), said, "{policy}: {warning:?}");
+        if let Some(w) = warning {
+            assert!(w.contains("maxmemory-policy allkeys-lru"), "{w}");
+        }
+        set.finish().unwrap();
+    }
 }
 
 #[test]

@@ -509,6 +509,9 @@ pub trait Report {
     fn was_interrupted(&self) -> bool;
     /// Bytes read (after decompression), for the throughput.
     fn bytes_read(&self) -> u64;
+    /// The seen-set's warning (answers weaker than asked), also in the summary: a caller that
+    /// prints no summary still prints this.
+    fn warning(&self) -> Option<&str>;
 }
 
 impl Report for RunStats {
@@ -527,6 +530,9 @@ impl Report for RunStats {
     fn bytes_read(&self) -> u64 {
         self.bytes_read
     }
+    fn warning(&self) -> Option<&str> {
+        self.seen_set_warning.as_deref()
+    }
 }
 
 impl Report for crate::DedupStats {
@@ -544,5 +550,8 @@ impl Report for crate::DedupStats {
     }
     fn bytes_read(&self) -> u64 {
         self.bytes_read
+    }
+    fn warning(&self) -> Option<&str> {
+        self.seen_set_warning.as_deref()
     }
 }

@@ -436,6 +436,16 @@ impl PySeenSet {
         Ok(open_set(&mut store)?.memory_bytes())
     }
 
+    /// What the set says of its answers when they are weaker than asked, else None: an
+    /// ``approx`` filter past its expected count; a ``redis`` set whose server evicts keys or
+    /// whose buckets outgrew its layout (checked at open and once a lease period). The same
+    /// line as ``warning:`` in the CLI's summary.
+    #[getter]
+    fn warning(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        let mut store = self.lock(py);
+        Ok(open_set(&mut store)?.report().warning)
+    }
+
     /// Closes the set (a persistent store is marked finished and its file released); any later
     /// use raises StoreError.
     fn close(&self, py: Python<'_>) -> PyResult<()> {

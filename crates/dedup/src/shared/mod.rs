@@ -3,7 +3,7 @@
 
 mod ahead;
 mod conn;
-mod fill;
+mod health;
 mod keeper;
 mod layout;
 mod runs;
@@ -137,8 +137,8 @@ pub struct RedisSet {
     ahead: ahead::Ahead,
     /// Renews the lease between calls.
     keeper: Option<keeper::Keeper>,
-    /// Hash tables among the buckets last sampled, and the number sampled ([`fill`]).
-    outgrown: Option<(usize, usize)>,
+    /// What the last check of the server found ([`health`]).
+    health: health::Health,
 }
 
 impl RedisSet {
@@ -248,13 +248,13 @@ impl RedisSet {
             sync_on_next_call: false,
             ahead: ahead::Ahead::default(),
             keeper: None,
-            outgrown: None,
+            health: health::Health::default(),
         };
         set.start_run()?;
         let keeper = keeper::Keeper::start(&set.url, set.renew_cmds());
         set.keeper = Some(keeper.map_err(|e| set.remote_error("open", e))?);
         set.reclaim_expired()?;
-        set.sample_fill()?;
+        set.check_health()?;
         Ok(set)
     }
 
@@ -608,11 +608,11 @@ impl SeenSet for RedisSet {
         std::mem::size_of::<Self>() + self.touched.capacity() + self.ahead.capacity()
     }
 
-    /// A warning when sampled buckets (at open, and once a lease period at a sync) have
-    /// outgrown Redis's listpack limit.
+    /// A warning when the server evicts keys, or when sampled buckets have outgrown Redis's
+    /// listpack limit (checked at open, and once a lease period at a sync).
     fn report(&self) -> crate::SetReport {
         crate::SetReport {
-            warning: self.fill_warning(),
+            warning: self.health_warning(),
             ..crate::SetReport::default()
         }
     }
@@ -632,7 +632,7 @@ impl SeenSet for RedisSet {
         }
         if self.last_reclaim.elapsed() >= self.url.lease {
             self.reclaim_expired()?;
-            self.sample_fill()?;
+            self.check_health()?;
         }
         Ok(())
     }

@@ -282,6 +282,8 @@ class DupeFilter:
             if not redis_url:
                 raise ValueError("DupeFilter: kind 'redis' needs LINKSIEVE_REDIS_URL")
             self.seen = linksieve.SeenSet("redis", url=redis_url, namespace=namespace)
+            if self.seen.warning:
+                self.logger.warning("linksieve: %s", self.seen.warning)
         else:
             if path:
                 self.logger.warning(
@@ -365,6 +367,8 @@ class DupeFilter:
         scheduler calls it after writing its queue's state, which is made durable first."""
         if self.stats is not None:
             self.stats.set_value("linksieve/seen_memory_bytes", self.seen.memory_bytes)
+        if self.seen.warning:
+            self.logger.warning("linksieve: %s", self.seen.warning)
         if self.jobdir and self.seen.kind == "persistent":
             _fsync_tree(os.path.join(self.jobdir, "requests.queue"))
         self.seen.close()
