@@ -251,8 +251,6 @@ impl RedisSet {
             health: health::Health::default(),
         };
         set.start_run()?;
-        let keeper = keeper::Keeper::start(&set.url, set.renew_cmds());
-        set.keeper = Some(keeper.map_err(|e| set.remote_error("open", e))?);
         set.reclaim_expired()?;
         set.check_health()?;
         Ok(set)

@@ -12,6 +12,7 @@
 //! another token and stays), then the log and the registration go.
 
 use super::conn::{array, bytes, int};
+use super::keeper::Keeper;
 use super::{CHUNK, LOG_ENTRY, RedisSet};
 use crate::{DedupError, Fingerprint, Result};
 use redis::{Cmd, cmd};
@@ -47,8 +48,8 @@ impl RedisSet {
         self.url.lease.as_millis() as u64
     }
 
-    /// Takes a run number and a lease, registers the run; a named run first takes over its
-    /// previous incarnation (gives back its unsynced claims).
+    /// Takes a run number and a lease (and starts its keeper), registers the run; a named run
+    /// first takes over its previous incarnation (gives back its unsynced claims).
     pub(super) fn start_run(&mut self) -> Result<()> {
         let names = self.layout.meta_key("names");
         let seq = self.layout.meta_key("seq");
@@ -79,6 +80,9 @@ impl RedisSet {
             .clone();
         self.call("open", vec![lease])?;
         self.last_renew = Instant::now();
+        // renewed from now on, however long a named run waits below
+        let keeper = Keeper::start(&self.url, self.renew_cmds());
+        self.keeper = Some(keeper.map_err(|e| self.remote_error("open", e))?);
         if self.url.run.is_some() {
             // wait for a process that reclaims our previous incarnation, then take the lock
             let lock = self.layout.meta_key(&format!("reclaim:{}", self.run));

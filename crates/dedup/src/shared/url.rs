@@ -190,7 +190,14 @@ impl SetUrl {
                             .ok_or_else(|| bad(url, "shards: a power of two, 1 to 4096"))?,
                     )
                 }
-                "lease" => out.lease = dur()?,
+                // its keeper renews it every quarter: not faster than every 250 ms
+                "lease" => {
+                    out.lease = Some(dur()?)
+                        .filter(|d| {
+                            (Duration::from_secs(1)..=Duration::from_secs(86_400)).contains(d)
+                        })
+                        .ok_or_else(|| bad(url, "lease: a duration from 1s to 1440m (a day)"))?
+                }
                 "connect_timeout" => out.connect_timeout = dur()?,
                 "timeout" => out.timeout = dur()?,
                 _ => return Err(bad(url, format!("unknown option {k:?}"))),
@@ -239,10 +246,21 @@ mod tests {
             "redis://a/?prefix={x}",
             "redis://a/?shards=3",
             "redis://a/?lease=0s",
+            "redis://a/?lease=999ms",
+            "redis://a/?lease=1441m",
             "redis://a/?lease=5h",
             "redis://a/?bogus=1",
         ] {
             assert!(SetUrl::parse(url).is_err(), "{url}");
+        }
+        for (url, lease) in [
+            ("redis://a/?lease=1s", 1),
+            ("redis://a/?lease=1440m", 86_400),
+        ] {
+            assert_eq!(
+                SetUrl::parse(url).unwrap().lease,
+                Duration::from_secs(lease)
+            );
         }
     }
 }
