@@ -1,8 +1,9 @@
 //! `RedisSet` against real redis-server processes (tests/redis_support): answers against a
 //! `HashSet` and against what `redis-cli HKEYS` finds on the server, a 3-node cluster, four
 //! processes at once, a process killed before `sync`, a run idle longer than its lease, a
-//! server that closes idle connections, a set past its layout, a server that evicts keys, a
-//! server killed and restarted, a stalled server, a wrong identity.
+//! server that closes idle connections, a set past its layout, a server that evicts keys,
+//! connections killed on the server, a server killed and restarted, a stalled server, a wrong
+//! identity.
 #![cfg(unix)]
 
 use crate::redis_support;
@@ -437,6 +438,38 @@ fn a_connection_the_server_closed_while_idle_is_opened_again() {
     let e = set.insert_batch(&b, &mut new).err();
     let e = e.expect("a server restarted without persistence is an error");
     assert!(matches!(e, DedupError::LeaseLost { .. }), "{e}");
+}
+
+/// Every connection of a run killed on the server (`CLIENT KILL TYPE normal`, as an operator
+/// may) while the run is between calls: the keeper connects again and keeps the lease through
+/// a pause longer than it (another process is answered seen for the run's claims), and the
+/// run's next call opens its own connection again.
+#[test]
+#[ignore = "needs redis-server: scripts/test.sh runs it"]
+fn connections_killed_on_the_server_are_opened_again() {
+    let server = Server::start();
+    let url = server.url("prefix=t15&lease=2s");
+    let (a, b) = (distinct(18, 400), distinct(19, 400));
+    let mut new = Vec::new();
+    let mut set = RedisSet::open(&url, ID).unwrap();
+    set.insert_batch(&a, &mut new).unwrap();
+    std::thread::sleep(Duration::from_millis(600));
+    let killed: u32 = server
+        .cli(&["CLIENT", "KILL", "TYPE", "normal"])
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(killed, 2, "the run's connection and its keeper's");
+    std::thread::sleep(Duration::from_millis(2600)); // over the lease
+    let mut other = RedisSet::open(&url, ID).unwrap();
+    other.insert_batch(&a, &mut new).unwrap();
+    assert!(new.iter().all(|n| !n), "the lease was kept");
+    set.insert_batch(&b, &mut new).unwrap();
+    assert!(new.iter().all(|n| *n));
+    set.finish().unwrap();
+    other.finish().unwrap();
+    let oracle: HashSet<u128> = a.iter().chain(&b).map(|f| f.0).collect();
+    same(&server.fingerprints("t15"), &oracle, "on the server");
 }
 
 /// A set filled past its layout (buckets past Redis's listpack limit, here the 128 of the

@@ -96,9 +96,10 @@ impl RedisSet {
         if h.tables > 0 {
             said.push(format!(
                 "it outgrew its layout: {} of {} sampled buckets are hash tables (up to about 85 \
-                 bytes of server memory a key instead of 25); make a new set with a larger \
-                 expect= (its {} buckets are sized for {} keys), or raise the server's \
-                 hash-max-listpack-entries",
+                 bytes of server memory a key instead of 25; its {} buckets are sized for {} \
+                 keys); raise the server's hash-max-listpack-entries (buckets already converted \
+                 stay hash tables), or size expect= for the crawl in a new set (a new prefix \
+                 starts empty)",
                 h.tables,
                 h.sampled,
                 self.layout.buckets(),
