@@ -17,6 +17,7 @@ import pytest
 import xxhash
 
 import linksieve
+from test_scrapy_crawl import procs, serve  # noqa: F401 (fixtures)
 
 
 def _tool(name):
@@ -175,6 +176,23 @@ def test_a_server_that_evicts_keys_is_a_warning(server, caplog):
         DupeFilter.from_crawler(crawler).close("finished")
     said = [r.getMessage() for r in caplog.records if "allkeys-lru" in r.getMessage()]
     assert len(said) == 2, said  # at open and at close
+
+
+def test_a_crawl_slower_than_the_lease_keeps_it(tmp_path, server, serve, procs):
+    # a real Scrapy crawl whose every page takes 1.3 s against a lease of 1 s: its dupefilter is
+    # called only between pages. Before, the lease expired between two calls and the next
+    # request_seen raised StoreError (logged as an ERROR, the page's links dropped).
+    from test_scrapy_crawl import LINKSIEVE, Crawl
+
+    web = serve(delay=1.3)
+    url = server.url("prefix=slow&lease=1s")
+    settings = [*LINKSIEVE, f"LINKSIEVE_REDIS_URL={url}", "CONCURRENT_REQUESTS=1",
+                "CLOSESPIDER_PAGECOUNT=4"]
+    crawl = Crawl(tmp_path / "crawl", web, "slow", settings).run(procs)
+    stats = crawl.stats()
+    assert "log_count/ERROR" not in stats, crawl.log()[-3000:]
+    assert stats["downloader/response_status_count/200"] >= 4
+    assert len(server.fingerprints("slow")) == stats["linksieve/seen"] > 4
 
 
 def test_a_dead_server_is_a_store_error(server):
