@@ -181,6 +181,22 @@ fn a_cluster_spreads_the_set_and_answers_the_same() {
     std::thread::sleep(Duration::from_millis(2600));
     later.insert_batch(&distinct(34, 300), &mut new).unwrap();
     assert!(new.iter().all(|n| *n));
+    // one node that may evict keys is said, whichever node answers the client first
+    let evicting = &cluster.nodes[2];
+    let policy = ["CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"];
+    assert_eq!(evicting.cli(&policy).trim(), "OK");
+    let third = RedisSet::open(&url, ID).unwrap();
+    let warning = third.report().warning.unwrap_or_default();
+    assert!(
+        warning.contains("maxmemory-policy allkeys-lfu"),
+        "{warning:?}"
+    );
+    assert_eq!(
+        set.report().warning,
+        None,
+        "checked at open, then once a lease period"
+    );
+    third.finish().unwrap();
     set.finish().unwrap();
     later.finish().unwrap();
 }

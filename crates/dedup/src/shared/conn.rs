@@ -74,6 +74,21 @@ impl Conn {
         }
     }
 
+    /// Runs `cmd` on the one server, or on every primary of a cluster: an answer a node.
+    pub(crate) fn on_every_node(&mut self, cmd: Cmd) -> RedisResult<Vec<Value>> {
+        match &mut self.link {
+            Link::Single(_) => self.run(vec![cmd]),
+            Link::Cluster(c) => {
+                let all = RoutingInfo::MultiNode((MultipleNodeRoutingInfo::AllMasters, None));
+                match c.route_command(&cmd, all)? {
+                    // the client answers a command of every node as a map: node -> answer
+                    Value::Map(answers) => Ok(answers.into_iter().map(|(_, v)| v).collect()),
+                    one => Ok(vec![one]),
+                }
+            }
+        }
+    }
+
     /// Sends the commands in one round trip (per node), answers in order.
     pub(crate) fn run(&mut self, cmds: Vec<Cmd>) -> RedisResult<Vec<Value>> {
         match &mut self.link {

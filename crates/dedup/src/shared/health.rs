@@ -35,10 +35,10 @@ pub(super) struct Health {
 }
 
 impl RedisSet {
-    /// Samples the encoding of up to [`SAMPLE`] buckets and reads the server's eviction
-    /// policy (two round trips; a cluster answers `INFO` from one node). A server that refuses
-    /// `OBJECT` or `INFO` (a managed service's restriction) leaves that part as it was; a
-    /// failed connection is the usual error.
+    /// Samples the encoding of up to [`SAMPLE`] buckets and reads the eviction policy of the
+    /// server (of every primary of a cluster). A server that refuses `OBJECT` or `INFO` (a
+    /// managed service's restriction) leaves that part as it was; a failed connection is the
+    /// usual error.
     pub(super) fn check_health(&mut self) -> Result<()> {
         let buckets = self.layout.buckets();
         let n = SAMPLE.min(buckets);
@@ -48,32 +48,37 @@ impl RedisSet {
                 cmd("OBJECT").arg("ENCODING").arg(key).clone()
             })
             .collect();
-        if let Some(answers) = self.call_refusable("check buckets", sample)? {
+        self.land(usize::MAX)?;
+        self.revive_if_idle()?;
+        let got = self.conn.run(sample);
+        if let Some(answers) = self.refusable("check buckets", got)? {
             let hashtable = |a: &redis::Value| bytes(a.clone()) == b"hashtable";
             self.health.tables = answers.iter().filter(|a| hashtable(a)).count();
             self.health.sampled = n as usize;
         }
-        let info = vec![cmd("INFO").arg("memory").clone()];
-        if let Some(answers) = self.call_refusable("check eviction", info)? {
-            let text = answers.into_iter().next().map(bytes).unwrap_or_default();
-            let policy = String::from_utf8_lossy(&text)
-                .lines()
-                .find_map(|l| l.strip_prefix("maxmemory_policy:").map(str::to_owned));
-            self.health.evicting = policy.filter(|p| p.starts_with("allkeys-"));
+        let got = self.conn.on_every_node(cmd("INFO").arg("memory").clone());
+        if let Some(answers) = self.refusable("check eviction", got)? {
+            self.health.evicting = answers.into_iter().find_map(|a| {
+                let text = String::from_utf8_lossy(&bytes(a)).into_owned();
+                let policy = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("maxmemory_policy:"));
+                policy
+                    .filter(|p| p.starts_with("allkeys-"))
+                    .map(str::to_owned)
+            });
         }
         Ok(())
     }
 
-    /// [`call`](RedisSet::call) where an error answer (a command the server refuses) is
-    /// `None`, not an error; a failed connection still is.
-    fn call_refusable(
+    /// The answers of a check, `None` for an error answer (a command the server refuses); a
+    /// failed connection is an error that poisons the set, as any.
+    fn refusable(
         &mut self,
         op: &'static str,
-        cmds: Vec<redis::Cmd>,
+        got: redis::RedisResult<Vec<redis::Value>>,
     ) -> Result<Option<Vec<redis::Value>>> {
-        self.land(usize::MAX)?;
-        self.revive_if_idle()?;
-        match self.conn.run(cmds) {
+        match got {
             Ok(answers) => Ok(Some(answers)),
             Err(e) if e.is_io_error() || e.is_timeout() || e.is_connection_dropped() => {
                 Err(self.remote_error(op, e))
