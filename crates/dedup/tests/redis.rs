@@ -50,6 +50,12 @@ fn same(got: &HashSet<u128>, want: &HashSet<u128>, what: &str) {
     );
 }
 
+/// The set `prefix` on the server (read with `redis-cli`) holds exactly the keys of `parts`.
+fn server_holds(server: &Server, prefix: &str, parts: &[&[Fingerprint]]) {
+    let want: HashSet<u128> = parts.iter().flat_map(|p| p.iter().map(|f| f.0)).collect();
+    same(&server.fingerprints(prefix), &want, "on the server");
+}
+
 /// Inserts in batches; checks each answer against `oracle` (a plain set of what was seen).
 fn insert_checked(set: &mut RedisSet, fps: &[Fingerprint], oracle: &mut HashSet<u128>) {
     let mut new = Vec::new();
@@ -367,8 +373,7 @@ fn a_process_killed_before_sync_loses_nothing() {
         "another run's keys, offered to the dead run, stay"
     );
     rerun.sync().unwrap();
-    let oracle: HashSet<u128> = fps.iter().chain(&others(7)).map(|f| f.0).collect();
-    same(&server.fingerprints("t5"), &oracle, "on the server");
+    server_holds(&server, "t5", &[&fps, &others(7)]);
     // a named run takes its own claims back at once, lease or not
     let named = server.url("prefix=t6&run=worker-1&lease=20s");
     killed_holder(&named, 8);
@@ -411,8 +416,7 @@ fn a_run_idle_longer_than_its_lease_keeps_its_claims() {
     idle.sync().unwrap();
     idle.finish().unwrap();
     other.finish().unwrap();
-    let oracle: HashSet<u128> = fps.iter().chain(&more).map(|f| f.0).collect();
-    same(&server.fingerprints("t10"), &oracle, "on the server");
+    server_holds(&server, "t10", &[&fps, &more]);
 }
 
 /// A server that closes idle clients (`timeout 1`, as many deployments set): a run idle for
@@ -444,8 +448,7 @@ fn a_connection_the_server_closed_while_idle_is_opened_again() {
     assert_eq!(set.count().unwrap(), 5600);
     idle();
     set.finish().unwrap();
-    let oracle: HashSet<u128> = a.iter().chain(&b).chain(&c).map(|f| f.0).collect();
-    same(&server.fingerprints("t11"), &oracle, "on the server");
+    server_holds(&server, "t11", &[&a, &b, &c]);
     let mut set = RedisSet::open(&url, ID).unwrap();
     set.insert_batch(&a, &mut new).unwrap();
     assert!(new.iter().all(|n| !n));
@@ -484,8 +487,7 @@ fn connections_killed_on_the_server_are_opened_again() {
     assert!(new.iter().all(|n| *n));
     set.finish().unwrap();
     other.finish().unwrap();
-    let oracle: HashSet<u128> = a.iter().chain(&b).map(|f| f.0).collect();
-    same(&server.fingerprints("t15"), &oracle, "on the server");
+    server_holds(&server, "t15", &[&a, &b]);
 }
 
 /// A set filled past its layout (buckets past Redis's listpack limit, here the 128 of the

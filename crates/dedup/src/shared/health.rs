@@ -52,8 +52,8 @@ impl RedisSet {
         self.revive_if_idle()?;
         let got = self.conn.run(sample);
         if let Some(answers) = self.refusable("check buckets", got)? {
-            let hashtable = |a: &redis::Value| bytes(a.clone()) == b"hashtable";
-            self.health.tables = answers.iter().filter(|a| hashtable(a)).count();
+            let tables = answers.into_iter().map(bytes).filter(|e| e == b"hashtable");
+            self.health.tables = tables.count();
             self.health.sampled = n as usize;
         }
         let got = self.conn.on_every_node(cmd("INFO").arg("memory").clone());
