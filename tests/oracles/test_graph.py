@@ -5,13 +5,19 @@ wget of several virtual hosts, all served by one HTTP proxy that the test starts
 and the ada-url WHATWG parser (`outlink_oracle.py`), cc-pyspark's patterns for the links of
 records (`cc_records.py`); at host level, cc-pyspark's own host rule (`cc_hosts.py`, copied
 from its repository); at domain level, that rule then tldextract's Public Suffix List (its own
-snapshot, private suffixes included), as cc-webgraph folds a host graph into a domain graph."""
+snapshot, private suffixes included), as cc-webgraph folds a host graph into a domain graph.
+The graph files are read by WebGraph's own tools (compression and PageRank), as cc-webgraph
+reads Common Crawl's."""
 
 import gzip
 import json
+import os
+import subprocess
 from collections import Counter
+from pathlib import Path
 
 import ada_url
+import networkx
 import pytest
 import tldextract
 
@@ -216,3 +222,63 @@ def test_edges_summary_counts_the_links(run, warc, tmp_path):
     e = json.loads(stats.read_text())["edges"]
     assert e["documents"] >= len(SERVED) * 6
     assert e["links_without_edge"] > 0 and e["edges"] > 20
+
+
+@pytest.fixture(scope="session")
+def webgraph():
+    """The bin folder of WebGraph's tools (webgraph-cli, the Rust port of the framework by its
+    authors; `scripts/webgraph.sh` builds it and `scripts/oracles.sh` names it)."""
+    folder = os.environ.get("LINKSIEVE_WEBGRAPH")
+    if not folder or not (Path(folder) / "webgraph-rank").exists():
+        raise RuntimeError("LINKSIEVE_WEBGRAPH names no webgraph-cli build: run the oracle "
+                           "tests through scripts/oracles.sh")
+    return Path(folder)
+
+
+@pytest.mark.parametrize("graph", ["page", "host"])
+def test_webgraph_compresses_and_ranks_the_graph_files(run, warc, tmp_path, webgraph, graph):
+    """The graph files through WebGraph itself, as cc-webgraph's `process_webgraph.sh` takes
+    them: edges.txt.gz unzipped into `from arcs` (there `BVGraph -g ArcListASCIIGraph`), the
+    compressed graph written back as arcs equal to the file, its node and arc counts those of
+    vertices.txt.gz and edges.txt.gz, the weighted file read the same (its third column left);
+    then the transpose and PageRank (`webgraph-rank`, Gauss-Seidel), equal to networkx's
+    PageRank of the files read with Python's gzip, so a rank joined to a vertex by its line
+    number names the same page or host."""
+    rows = tmp_path / "rows.tsv"
+    rows.write_text(run("run", "-q", "--format", "edges", "--graph", graph, warc,
+                        check_status=0).stdout)
+    with_weights = tmp_path / "weighted"
+    run("graph", "-q", "--out", tmp_path, rows, check_status=0)
+    run("graph", "-q", "--weights", "--out", with_weights, rows, check_status=0)
+    with gzip.open(tmp_path / "vertices.txt.gz", "rt") as f:
+        names = [line.rstrip("\n").split("\t")[1] for line in f]
+    with gzip.open(tmp_path / "edges.txt.gz", "rb") as f:
+        arcs = f.read()
+    edges = [tuple(map(int, line.split(b"\t"))) for line in arcs.splitlines()]
+    assert len(names) > 20 and len(edges) > len(names), (len(names), len(edges))
+
+    def tool(name, *args, stdin=None):
+        p = subprocess.run([str(webgraph / name), *map(str, args)], input=stdin,
+                           capture_output=True, timeout=120)
+        assert p.returncode == 0, p.stderr.decode()[-2000:]
+        return p.stdout
+
+    for folder, base in [(tmp_path, tmp_path / "bv"), (with_weights, tmp_path / "bvw")]:
+        with gzip.open(folder / "edges.txt.gz", "rb") as f:
+            tool("webgraph", "from", "arcs", "--num-nodes", len(names), base, stdin=f.read())
+        assert tool("webgraph", "to", "arcs", base) == arcs
+        props = dict(line.split("=", 1) for line in
+                     Path(f"{base}.properties").read_text().splitlines() if "=" in line)
+        assert (int(props["nodes"]), int(props["arcs"])) == (len(names), len(edges))
+    base, transpose, ranks = tmp_path / "bv", tmp_path / "bvt", tmp_path / "pagerank.txt"
+    tool("webgraph", "build", "ef", base)
+    tool("webgraph", "transform", "transpose", base, transpose)
+    tool("webgraph", "build", "ef", transpose)
+    tool("webgraph-rank", "pagerank", "--threshold", "1e-10", "-o", ranks, transpose)
+    found = [float(x) for x in ranks.read_text().split()]
+    g = networkx.DiGraph()
+    g.add_nodes_from(range(len(names)))
+    g.add_edges_from(edges)
+    expected = networkx.pagerank(g, alpha=0.85, tol=1e-12, max_iter=1000)
+    assert len(found) == len(names)
+    assert max(abs(found[i] - expected[i]) for i in range(len(names))) < 1e-8

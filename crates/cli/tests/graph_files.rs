@@ -96,6 +96,18 @@ fn graph_files_are_common_crawls_layout_in_memory_and_spilled() {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 2, "no temporary file left: {names:?}");
+        // the files get the mode of any new file there (the umask's), not a temporary
+        // file's 0600
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            let plain = d.join(format!("plain-{memory}"));
+            std::fs::write(&plain, "").unwrap();
+            for name in ["vertices.txt.gz", "edges.txt.gz"] {
+                assert_eq!(mode(&out.join(name)), mode(&plain), "{name}");
+            }
+        }
     }
 }
 

@@ -183,8 +183,14 @@ pub fn write_graph_dir(
         }
     }
     let temp = |name: &str| {
-        tempfile::Builder::new()
-            .prefix(&format!(".{name}."))
+        let prefix = format!(".{name}.");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix);
+        // files to publish: the mode of any new file (0666 less the umask, as `run --out`
+        // gets), not a temporary file's private 0600, which the rename would keep
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        builder
             .tempfile_in(dir)
             .map_err(io_err("make a temporary file in", dir))
     };
