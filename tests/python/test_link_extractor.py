@@ -135,6 +135,23 @@ MARKUP = [
     "<a href=x>a<!--->b<!-->c<!-- x --!>d</a>", "<a href=x title='>'>a</a>b",
     "<html><body><a href=x>a</body><body>b</a>", "<a href=x>a<plaintext>b</a>c",
     "<a rel='noFollow ugc' href=x>a</a><area href=y rel=nofollow>",
+    # a misplaced html/head/body tag closed by `/>` closes the current element
+    "<a href=x>f<head/>g</a><a href=y>h</a>", "<html><body><a href=x>f<body/>g</a>",
+    "<html><body><a href=x>f<html/>g<head/>i</a>j", "<a href=x><span>f<head/>g</span>k</a>l",
+    "<a href=x>f<head>g</a>",
+    # script data escapes (HTML5 tokenizer): the first `</script>` inside `<!--<script>` is text
+    "<script><!--<script></script><a href=x>in</a>--></script><a href=y>out</a>",
+    "<script><!--<script>--></script><a href=x>b</a></script><a href=y>c</a>",
+    "<a href=y>t<script><!--<script></script><td>--></script>u</a>",
+    "<a href=y>t<script><!--<script></script>x</script>u</a>",
+    "<a href=y>t<script><!-- <b> </script>u</a>", "<a href=y>t<script><!--></script>u</a>",
+    "<a href=y>t<script><!--<script>--></script>v</script>u</a>",
+    "<a href=y>t<script><!--<scriptx></script>u</a>", "<a href=y>t<script><!--<script></script>",
+    "<a href=y>t<script><!---></script>u</a>", "<a href=y>t<script>a<!--b-->c</script>u</a>",
+    "<a href=y>t<script><!--<script>-- ></script>v</script>u</a>",
+    "<a href=y>t<script><!--<SCRIPT/></script>v</script>u</a>",
+    "<a href=y>t<script><!--<script></scripT x>v</script>u</a>",
+    "<a href=y>t<script><!--<script></script>--></script>u</a>",
 ]
 
 

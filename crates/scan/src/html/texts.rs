@@ -3,8 +3,10 @@
 //! construction is still that of its HTML 4 parser (`HTMLparser.c`): an element is closed by
 //! the start tags of its `htmlStartClose` table (`<td>` closes `<a>`, `<div>` closes `<p>`,
 //! ... but only while it is the current element), by an end tag of an element below it when
-//! no element of a higher `htmlEndPriority` lies between, and by `/>`; `html`, `head` and
-//! `body` are implied; an end tag of no open element is ignored; void elements take no text.
+//! no element of a higher `htmlEndPriority` lies between, and by `/>` (also that of a
+//! misplaced `html`, `head` or `body` tag, which closes the current element); `html`, `head`
+//! and `body` are implied; an end tag of no open element is ignored; void elements take no
+//! text.
 //! The table below is libxml2's (MIT licence).
 
 use memchr::memchr;
@@ -423,6 +425,12 @@ fn start_tag(st: &mut Stack, t: &mut Texts, html: &str, lt: usize, name: &mut St
     if misplaced {
         st.discarded += 1;
         t.asked(lt, gt, |_| {});
+        // libxml2 (`htmlParseElementInternal`) then takes the current element for the tag's
+        // own and, at `/>`, closes it: `<a href=x>f<head/>g</a>` leaves `g` out of the link
+        if self_closing && let Some(len) = st.len().checked_sub(1) {
+            st.truncate(len);
+            t.closed(len);
+        }
         return gt + 1;
     }
     st.push(name);
@@ -445,10 +453,94 @@ fn start_tag(st: &mut Stack, t: &mut Texts, html: &str, lt: usize, name: &mut St
     let from = gt + 1;
     let end = match kind {
         Content::Plaintext => b.len(),
+        _ if name == "script" => script_end(b, from),
         _ => raw_end(b, from, name),
     };
     t.text(&html[from..end], kind == Content::Rcdata);
     end
+}
+
+/// Where the content of a `script` from `from` ends: its end tag's `<`, or the end. The
+/// script data states of the HTML tokenizer (HTML 13.2.5.4-13.2.5.31), which libxml2 2.14
+/// follows: after `<!--`, a `<script` tag name opens a double-escaped part in which `</script`
+/// does not end the script but the part; `-->` goes back to plain script data.
+fn script_end(b: &[u8], from: usize) -> usize {
+    // the name of letters at `i`: where it ends, whether it is `script`, whether a tag name
+    // ends there (white space, `/`, `>`)
+    let name_at = |i: usize| {
+        let end = i + b[i..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .count();
+        let ends = matches!(
+            b.get(end),
+            Some(b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'/' | b'>')
+        );
+        (end, ends && b[i..end].eq_ignore_ascii_case(b"script"))
+    };
+    #[derive(PartialEq)]
+    enum State {
+        Data,
+        Escaped,
+        DoubleEscaped,
+    }
+    let mut state = State::Data;
+    // `-` in a row just read in an escaped state: two or more, and `>` ends the escape
+    let mut dashes = 0;
+    let mut i = from;
+    loop {
+        let next = if state == State::Data {
+            memchr(b'<', &b[i..])
+        } else {
+            memchr::memchr3(b'<', b'-', b'>', &b[i..])
+        };
+        let Some(k) = next else {
+            return b.len();
+        };
+        if k > 0 {
+            dashes = 0;
+        }
+        i += k;
+        match b[i] {
+            b'-' => {
+                dashes += 1;
+                i += 1;
+            }
+            b'>' => {
+                if dashes >= 2 {
+                    state = State::Data;
+                }
+                dashes = 0;
+                i += 1;
+            }
+            _ => {
+                // `<`: an end tag, `<!--`, or (escaped) a start tag's name
+                dashes = 0;
+                if b.get(i + 1) == Some(&b'/') {
+                    let (end, script) = name_at(i + 2);
+                    if script {
+                        if state != State::DoubleEscaped {
+                            return i;
+                        }
+                        state = State::Escaped;
+                    }
+                    i = end;
+                } else if state == State::Data && b[i + 1..].starts_with(b"!--") {
+                    state = State::Escaped;
+                    dashes = 2;
+                    i += 4;
+                } else if state == State::Escaped {
+                    let (end, script) = name_at(i + 1);
+                    if script {
+                        state = State::DoubleEscaped;
+                    }
+                    i = end.max(i + 1);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+    }
 }
 
 /// Where the raw content of element `name` from `from` ends: its end tag's `<`, or the end.
@@ -531,6 +623,90 @@ mod tests {
         // an end tag of no open element is ignored
         assert_eq!(one("<a href=x>foo</span>bar</a>"), "foobar");
         assert_eq!(one("<a href=x>foo</div>bar</a>"), "foobar");
+    }
+
+    #[test]
+    fn a_misplaced_html_head_or_body_tag_closed_by_slash_closes_the_current_element() {
+        assert_eq!(one("<a href=x>f<head/>g</a>"), "f");
+        assert_eq!(
+            one("<html><body><a href=x>f<body/>g</a></body></html>"),
+            "f"
+        );
+        assert_eq!(
+            one("<html><body><a href=x>f<html/>g</a></body></html>"),
+            "f"
+        );
+        // the current element is the one closed: here the `span`, so `g` stays in the link
+        assert_eq!(one("<a href=x><span>f<head/>g</span>k</a>"), "fgk");
+        // without `/>` the tag is only dropped
+        assert_eq!(one("<a href=x>f<head>g</a>"), "fg");
+    }
+
+    #[test]
+    fn a_script_ends_by_the_script_data_states() {
+        // `<!--<script>` double-escapes: the first `</script>` ends that part, not the script
+        let page = "<a href=y>t<script><!--<script></script><td>--></script>u</a>";
+        assert_eq!(one(page), "t<!--<script></script><td>-->u");
+        let page = "<a href=y>t<script><!--<script></script>x</script>u</a>";
+        assert_eq!(one(page), "t<!--<script></script>xu");
+        // `-->` ends the escape; escaped or not, `</script>` then ends the script
+        assert_eq!(
+            one("<a href=y>t<script><!-- <b> </script>u</a>"),
+            "t<!-- <b> u"
+        );
+        let page = "<a href=y>t<script><!--<script>--></script>v</script>u</a>";
+        assert_eq!(one(page), "t<!--<script>-->vu");
+        assert_eq!(one("<a href=y>t<script><!--></script>u</a>"), "t<!-->u");
+        // `<scriptx` is no script tag; a script left open runs to the end
+        let page = "<a href=y>t<script><!--<scriptx></script>u</a>";
+        assert_eq!(one(page), "t<!--<scriptx>u");
+        assert_eq!(
+            one("<a href=y>t<script><!--<script></script>"),
+            "t<!--<script></script>"
+        );
+    }
+
+    #[test]
+    fn no_mix_of_script_escapes_and_misplaced_tags_panics_or_loses_an_answer() {
+        const PARTS: &[&str] = &[
+            "<script>",
+            "</script>",
+            "<SCRIPT/>",
+            "</scripT ",
+            "<!--",
+            "-->",
+            "-",
+            "--",
+            "<",
+            ">",
+            "/>",
+            "<a href=x>",
+            "</a>",
+            "<head/>",
+            "<body/>",
+            "<html>",
+            "t",
+            "é",
+            "<td>",
+            "<!---",
+            "<scriptx>",
+            "</",
+            "<textarea>",
+            "<!",
+            "\r",
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..3000 {
+            let mut page = String::new();
+            for _ in 0..(x % 24) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                page.push_str(PARTS[(x % PARTS.len() as u64) as usize]);
+            }
+            let at: Vec<usize> = page.match_indices('<').map(|(i, _)| i).collect();
+            assert_eq!(element_texts(&page, &at).len(), at.len(), "{page:?}");
+        }
     }
 
     #[test]
