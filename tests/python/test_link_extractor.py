@@ -152,6 +152,13 @@ MARKUP = [
     "<a href=y>t<script><!--<SCRIPT/></script>v</script>u</a>",
     "<a href=y>t<script><!--<script></scripT x>v</script>u</a>",
     "<a href=y>t<script><!--<script></script>--></script>u</a>",
+    # foreign content, which libxml2 does not have: in its tree a `title` or `style` inside
+    # `<svg>` holds text, an `<a>` inside `<math>` is an element
+    "<svg><title><a href=x>t</a></title></svg><a href=y>y</a>",
+    "<svg><style><a href=x>t</a></style></svg><a href=y>y</a>",
+    "<svg><a href=x>s</a><foreignObject><a href=y>f</a></foreignObject></svg>",
+    "<math><mi><a href=x>mi</a></mi></math><svg><image href=i.png /></svg>",
+    "<svg><![CDATA[<a href=x>c</a>]]></svg><a href=y>y</a>",
 ]
 
 

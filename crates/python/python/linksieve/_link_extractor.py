@@ -100,6 +100,10 @@ class LinkExtractor(LxmlLinkExtractor):
             tag, attr = found.tag, found.attr
             if tag is None or attr is None or not le.scan_tag(tag) or not le.scan_attr(attr):
                 continue
+            if found.element_text is None:
+                # no element in lxml's tree: libxml2 read the tag as text (it has no foreign
+                # content: `<svg><title><a href=x>` is the text of a `title` there)
+                continue
             value = found.text
             if cache and value in joined:
                 url = joined[value]
@@ -109,7 +113,7 @@ class LinkExtractor(LxmlLinkExtractor):
                     joined[value] = url
             if url is None:
                 continue
-            links.append(Link(url, found.element_text or "", nofollow=rel_has_nofollow(found.rel)))
+            links.append(Link(url, found.element_text, nofollow=rel_has_nofollow(found.rel)))
         return le._deduplicate_if_needed(links)
 
     def _link_allowed(self, link: Link) -> bool:
