@@ -96,7 +96,10 @@ class LinkExtractor(LxmlLinkExtractor):
         cache = process is _scrapy_identity
         joined: dict[str, str | None] = {}
         links = []
-        for found in linksieve.extract(response.text, html=True, element_text=True):
+        # the text lxml reads: parsel's `create_root_node` strips the page (Python's white
+        # space, U+00A0 included) and removes NUL characters before parsing it
+        text = response.text.strip().replace("\x00", "")
+        for found in linksieve.extract(text, html=True, element_text=True):
             tag, attr = found.tag, found.attr
             if tag is None or attr is None or not le.scan_tag(tag) or not le.scan_attr(attr):
                 continue

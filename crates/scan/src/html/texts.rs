@@ -128,6 +128,9 @@ struct Stack {
     /// A `head`, a `body` was opened (libxml2's insertion mode).
     had_head: bool,
     had_body: bool,
+    /// An end tag closed the root element (`</html>`): libxml2 puts what follows in further
+    /// root elements, outside the tree that `getroot()` (and Scrapy) reads.
+    root_closed: bool,
 }
 
 impl Stack {
@@ -216,7 +219,9 @@ impl Texts {
 
 /// The text of the element whose start tag holds each offset of `within` (the element's
 /// text nodes, in document order, character references decoded, as lxml's `string()` gives it:
-/// see the module's notes), or `None` for an offset in no start tag (or in one libxml2 drops).
+/// see the module's notes), or `None` for an offset in no start tag, in one libxml2 drops, or
+/// in an element after `</html>` closed the root element (libxml2 starts another root element
+/// there, which is not in the tree of the document's root: Scrapy reads no link of it).
 ///
 /// ```
 /// use linksieve_scan::html::element_texts;
@@ -436,7 +441,12 @@ fn start_tag(st: &mut Stack, t: &mut Texts, html: &str, lt: usize, name: &mut St
     st.push(name);
     let depth = st.len();
     let mut asked = Vec::new();
-    t.asked(lt, gt, |at| asked.push(at));
+    let in_root = !st.root_closed;
+    t.asked(lt, gt, |at| {
+        if in_root {
+            asked.push(at)
+        }
+    });
     for at in asked {
         t.open.push((depth, at, String::new()));
     }
@@ -596,6 +606,7 @@ fn end_tag(st: &mut Stack, t: &mut Texts, html: &str, lt: usize, name: &mut Stri
     }
     st.truncate(at);
     t.closed(at);
+    st.root_closed |= at == 0;
     gt + 1
 }
 
@@ -640,6 +651,16 @@ mod tests {
         assert_eq!(one("<a href=x><span>f<head/>g</span>k</a>"), "fgk");
         // without `/>` the tag is only dropped
         assert_eq!(one("<a href=x>f<head>g</a>"), "fg");
+    }
+
+    #[test]
+    fn elements_after_the_root_element_closed_are_outside_its_tree() {
+        let t = texts("<p><a href=x>a</a></p></html> <a href=y>b</a></html><a href=z>c</a>");
+        assert_eq!(t, [Some("a".into()), None, None]);
+        // `</body>` closes the body, not the root; an `</html>` of no open `html` closes nothing
+        let t = texts("<p>t</body><a href=x>a</a>");
+        assert_eq!(t, [Some("a".into())]);
+        assert_eq!(texts("</html><a href=x>a</a>"), [Some("a".into())]);
     }
 
     #[test]
