@@ -117,6 +117,7 @@ pub fn run(args: &ScanArgs) -> Result<ExitCode> {
                 .map_err(|e| anyhow::anyhow!("--base: not a valid web address: {e}"))?,
             encoding,
             all_schemes: args.all_schemes,
+            foreign_as_html: false,
             transport: None,
         })
     });

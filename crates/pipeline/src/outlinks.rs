@@ -50,6 +50,9 @@ pub struct DocumentOptions {
     pub encoding: EncodingChoice,
     /// Resolve `javascript:`, `data:` and the other [`NOT_KEYED_SCHEMES`] too.
     pub all_schemes: bool,
+    /// Read SVG and MathML as HTML, as libxml2 does ([`HtmlScanner::foreign_as_html`]): for
+    /// the links lxml's tree holds (Python's `extract(element_text=True)`).
+    pub foreign_as_html: bool,
 }
 
 /// Why a link has no URL.
@@ -367,6 +370,9 @@ pub fn read_document(bytes: &[u8], opts: &DocumentOptions) -> Document {
     let (encoding, bom) = encoding_of(bytes, opts);
     let (text, malformed) = decode(&bytes[bom..], encoding);
     let mut scanner = HtmlScanner::new();
+    if opts.foreign_as_html {
+        scanner = scanner.foreign_as_html();
+    }
     let mut links = Vec::new();
     scanner.feed(&text, |o| {
         if o.tag == "base" {

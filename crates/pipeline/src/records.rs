@@ -285,6 +285,7 @@ impl<F: FnMut(RecordOutlinks) -> bool> RecordReader<'_, F> {
                 transport: charset,
                 encoding: opts.scan.encoding,
                 all_schemes: opts.all_schemes,
+                foreign_as_html: false,
             },
         );
         let scanned = doc.text_links(&opts.scan);

@@ -169,7 +169,9 @@ fn encoding_choice(label: Option<&str>) -> PyResult<EncodingChoice> {
 /// ['http://www.example.com/x']
 ///
 /// element_text: with html=True, each attribute's `link.element_text` is the text of its
-/// element as lxml's `string()` gives it (libxml2's tree: `<td>` closes an open `<a>`...).
+/// element as lxml's `string()` gives it (libxml2's tree: `<td>` closes an open `<a>`...),
+/// and the page is read as libxml2 reads it: SVG and MathML as HTML (no foreign content), so
+/// the attributes are those of lxml's tree; `None` where the tag is in none of its elements.
 ///
 /// >>> [l.element_text for l in linksieve.extract("<a href=/a>one <b>two</b></a><td><a href=/b>x<td>y", html=True, element_text=True)]
 /// ['one two', 'x']
@@ -250,6 +252,8 @@ pub(crate) fn extract(
     let document = DocumentOptions {
         url,
         encoding,
+        // the links of lxml's tree, whose texts are asked for
+        foreign_as_html: element_text,
         ..DocumentOptions::default()
     };
     Ok(py.detach(|| {

@@ -264,6 +264,7 @@ impl Worker<'_> {
                 transport,
                 encoding: opts.scan.encoding,
                 all_schemes: opts.all_schemes,
+                foreign_as_html: false,
             },
         );
         self.out.document = true;

@@ -167,3 +167,42 @@ fn invalid_urls_and_malformed_bytes_are_counted() {
     assert_eq!(d.malformed, 1);
     assert!(d.text.contains('\u{FFFD}'));
 }
+
+#[test]
+fn foreign_content_read_as_html_gives_the_links_of_libxml2s_tree() {
+    // each page's links as HTML reads them (SVG and MathML foreign content) and as libxml2
+    // (lxml 6.1.3, through Scrapy's link extractor) does
+    let cases: [(&str, &[&str], &[&str]); 4] = [
+        (
+            "<svg><title><a href=/x>t</a></title></svg>",
+            &["http://h.test/x"],
+            &[],
+        ),
+        (
+            // HTML: `<li>` leaves MathML, then `<style>` is raw text to the end; libxml2:
+            // `<textarea>` is RCDATA to its end tag
+            "<math><textarea><li><style></textarea><area href=/ar>",
+            &[],
+            &["http://h.test/ar"],
+        ),
+        (
+            "<svg><![CDATA[<a href=/c>c</a>]]></svg><a href=/y>y</a>",
+            &["http://h.test/y"],
+            &["http://h.test/y"],
+        ),
+        (
+            "<svg><a href=/s>s</a></svg><math><mi><a href=/m>m</a></mi></math>",
+            &["http://h.test/s", "http://h.test/m"],
+            &["http://h.test/s", "http://h.test/m"],
+        ),
+    ];
+    for (page, html5, libxml2) in cases {
+        let d = read_document(page.as_bytes(), &at("http://h.test/"));
+        assert_eq!(urls(&d), html5, "{page}");
+        let o = DocumentOptions {
+            foreign_as_html: true,
+            ..at("http://h.test/")
+        };
+        assert_eq!(urls(&read_document(page.as_bytes(), &o)), libxml2, "{page}");
+    }
+}

@@ -23,6 +23,9 @@ pub(super) struct Foreign {
     open: Vec<Open>,
     /// Namespace changes not kept because the stack was full.
     pub(super) lost: u64,
+    /// SVG and MathML are read as HTML elements (libxml2's HTML parser has no foreign
+    /// content): every element is an HTML one.
+    pub(super) as_html: bool,
 }
 
 impl Foreign {
@@ -49,6 +52,9 @@ impl Foreign {
         breaks: bool,
         html_annotation: bool,
     ) -> bool {
+        if self.as_html {
+            return true;
+        }
         if self.in_foreign() {
             if tag.breaks_out() || (tag == Tag::Font && breaks) {
                 while self.in_foreign() {

@@ -295,6 +295,23 @@ impl HtmlScanner {
         }
     }
 
+    /// The scanner reads SVG and MathML as HTML elements, as libxml2's HTML parser (lxml,
+    /// Scrapy) does: inside them `<style>` or `<title>` holds text and `<![CDATA[` is a bogus
+    /// comment, where the HTML standard's foreign content reads tags and a CDATA section.
+    ///
+    /// ```
+    /// use linksieve_scan::html::HtmlScanner;
+    /// let page = "<svg><title><a href=x>t</a></title></svg>";
+    /// let (mut html5, mut libxml2) = (0, 0);
+    /// HtmlScanner::new().feed(page, |_| html5 += 1);
+    /// HtmlScanner::new().foreign_as_html().feed(page, |_| libxml2 += 1);
+    /// assert_eq!((html5, libxml2), (1, 0));
+    /// ```
+    pub fn foreign_as_html(mut self) -> HtmlScanner {
+        self.tok.foreign.as_html = true;
+        self
+    }
+
     /// Reads the next chunk; `f` gets the outlinks of the tags that end in it.
     ///
     /// ```
