@@ -59,11 +59,10 @@ impl RedisSet {
         let got = self.conn.on_every_node(cmd("INFO").arg("memory").clone());
         if let Some(answers) = self.refusable("check eviction", got)? {
             self.health.evicting = answers.into_iter().find_map(|a| {
-                let text = String::from_utf8_lossy(&bytes(a)).into_owned();
-                let policy = text
+                let raw = bytes(a);
+                String::from_utf8_lossy(&raw)
                     .lines()
-                    .find_map(|l| l.strip_prefix("maxmemory_policy:"));
-                policy
+                    .find_map(|l| l.strip_prefix("maxmemory_policy:"))
                     .filter(|p| p.starts_with("allkeys-"))
                     .map(str::to_owned)
             });

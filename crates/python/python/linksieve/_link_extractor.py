@@ -104,8 +104,8 @@ class LinkExtractor(LxmlLinkExtractor):
             if tag is None or attr is None or not le.scan_tag(tag) or not le.scan_attr(attr):
                 continue
             if found.element_text is None:
-                # no element in lxml's tree: libxml2 read the tag as text (it has no foreign
-                # content: `<svg><title><a href=x>` is the text of a `title` there)
+                # no element of the tree Scrapy reads: after `</html>` closed the root element
+                # (libxml2 starts a second root there), or a tag libxml2 reads as text
                 continue
             value = found.text
             if cache and value in joined:
